@@ -222,6 +222,9 @@ typedef struct vkl_trim_obj {
 	int created_signaled, signaled, binary;
 	/* timeline semaphores: the value they were created with */
 	uint64_t initial_value;
+	/* descriptor update templates: which descriptors an update through
+	 * them writes (vkl_trim_sig_step over their entries; 0: none) */
+	uint64_t tmpl_sig;
 	/* swapchains: images acquired and not presented (bit per index) */
 	uint64_t acquired;
 	/* queues */
@@ -738,11 +741,36 @@ static void vkl_trim_pass_attachment(vkl_trim_obj *o, uint32_t i, VkFormat forma
 static __thread VkImageCreateInfo vkl_trim_image_ci;
 static __thread VkImageUsageFlags vkl_trim_image_app_usage;
 
+/* One write (or template entry) in a descriptor update's signature. */
+#define VKL_TRIM_SIG_SEED 0x84222325cbf29ce4ull
+static inline uint64_t vkl_trim_sig_step(uint64_t h, uint32_t binding, uint32_t elem,
+                                         uint32_t count)
+{
+	h = (h ^ binding) * 0x100000001b3ull;
+	h = (h ^ elem) * 0x100000001b3ull;
+	return (h ^ count) * 0x100000001b3ull;
+}
+
 /* What the new object came from, by the creating call's arguments. */
 static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 {
 	uint32_t i, j;
 	switch ((enum sbt_vk_cmd)cmd) {
+	case SBT_VK_CMD_vkCreateDescriptorUpdateTemplate:
+	case SBT_VK_CMD_vkCreateDescriptorUpdateTemplateKHR: {
+		const VkDescriptorUpdateTemplateCreateInfo *ci =
+			((const sbt_vk_args_vkCreateDescriptorUpdateTemplate *)args)->pCreateInfo;
+		uint64_t h = VKL_TRIM_SIG_SEED;
+		for (i = 0; i < ci->descriptorUpdateEntryCount; i++) {
+			const VkDescriptorUpdateTemplateEntry *e = &ci->pDescriptorUpdateEntries[i];
+			if (e->descriptorCount)
+				h = vkl_trim_sig_step(h, e->dstBinding, e->dstArrayElement,
+				                      e->descriptorCount);
+		}
+		o->tmpl_sig = ci->templateType == VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET &&
+		                      h ? h : 0;
+		break;
+	}
 	case SBT_VK_CMD_vkCreateImage: {
 		const sbt_vk_args_vkCreateImage *a = args;
 		const VkImageCreateInfo *ci = a->pCreateInfo;
@@ -1995,24 +2023,36 @@ static void vkl_trim_sync(uint32_t cmd, const void *args)
 
 /* Which descriptors of `set` the update writes, as a hash of (binding,
  * first element, count) in call order; 0 when it also copies into the set
- * (what a copy brings depends on the source's state). */
+ * (what a copy brings depends on the source's state).  An update through
+ * a template hashes its entries the same way (vkl_trim_template_sig). */
 static uint64_t vkl_trim_update_sig(const sbt_vk_args_vkUpdateDescriptorSets *a,
                                     VkDescriptorSet set)
 {
-	uint64_t h = 0x84222325cbf29ce4ull;
+	uint64_t h = VKL_TRIM_SIG_SEED;
 	uint32_t i;
 	for (i = 0; i < a->descriptorCopyCount; i++)
 		if (a->pDescriptorCopies[i].dstSet == set)
 			return 0;
 	for (i = 0; i < a->descriptorWriteCount; i++) {
 		const VkWriteDescriptorSet *w = &a->pDescriptorWrites[i];
-		if (w->dstSet != set)
-			continue;
-		h = (h ^ w->dstBinding) * 0x100000001b3ull;
-		h = (h ^ w->dstArrayElement) * 0x100000001b3ull;
-		h = (h ^ w->descriptorCount) * 0x100000001b3ull;
+		if (w->dstSet == set)
+			h = vkl_trim_sig_step(h, w->dstBinding, w->dstArrayElement, w->descriptorCount);
 	}
 	return h ? h : 1;
+}
+
+/* Which descriptors an update through template t writes (its entries, as
+ * vkl_trim_update_sig hashes writes); 0 for a template not known. */
+static uint64_t vkl_trim_template_sig(VkDescriptorUpdateTemplate t)
+{
+	void *lk;
+	uint64_t sig = 0;
+	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE,
+	                                 (uint64_t)(uintptr_t)t, &lk);
+	if (o && o->trim)
+		sig = o->trim->tmpl_sig;
+	vkl_objects_unlock(lk);
+	return sig;
 }
 
 static void vkl_trim_keep_update(VkDescriptorSet set, vkl_trim_rec *r, uint64_t sig)
@@ -2117,7 +2157,9 @@ static void vkl_trim_state(uint32_t cmd, const void *args, vkl_trim_rec *r)
 	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate:
 	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplateKHR: {
 		const sbt_vk_args_vkUpdateDescriptorSetWithTemplate *a = args;
-		vkl_trim_keep(VK_OBJECT_TYPE_DESCRIPTOR_SET, (uint64_t)(uintptr_t)a->descriptorSet, r, 0);
+		/* a set updated each frame keeps the last update alone */
+		vkl_trim_keep_update(a->descriptorSet, r,
+		                     vkl_trim_template_sig(a->descriptorUpdateTemplate));
 		break;
 	}
 	default:
@@ -2721,6 +2763,7 @@ typedef struct vkl_snap_check {
 	size_t nzombies, capzombies;
 	VkObjectType bad_type;
 	uint64_t bad;
+	sbt_vk_arena *tmpl_arena; /* a template's creation, decoded (made on demand) */
 } vkl_snap_check;
 
 /* The types every creation of which the table holds. */
@@ -2770,11 +2813,103 @@ static sbt_vk_status vkl_snap_map(void *ctx, VkObjectType type, uint64_t h, uint
 	return SBT_VK_ERR_HANDLE;
 }
 
+/* The creation of descriptor update template t, kept by the live template
+ * or recreated for others, decoded into ck->tmpl_arena; NULL when neither
+ * is known. */
+static const VkDescriptorUpdateTemplateCreateInfo *vkl_snap_template(vkl_snap_check *ck,
+                                                                     uint64_t t)
+{
+	const uint32_t c1 = SBT_VK_CMD_TYPE(SBT_VK_CMD_vkCreateDescriptorUpdateTemplate);
+	const uint32_t c2 = SBT_VK_CMD_TYPE(SBT_VK_CMD_vkCreateDescriptorUpdateTemplateKHR);
+	sbt_vk_args_vkCreateDescriptorUpdateTemplate *a;
+	vkl_trim_rec *r = NULL;
+	vkl_object *o;
+	void *lk;
+	size_t i;
+	sbt_vk_status st;
+	o = vkl_objects_lock(VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, t, &lk);
+	if (o && o->trim && o->trim->nrecs &&
+	    (o->trim->recs[0].r->type == c1 || o->trim->recs[0].r->type == c2))
+		r = vkl_trim_rec_ref(o->trim->recs[0].r);
+	vkl_objects_unlock(lk);
+	for (i = 0; !r && i < ck->nzombies; i++)
+		if (ck->zombies[i]->handle == t &&
+		    ck->zombies[i]->otype == VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE)
+			r = vkl_trim_rec_ref((vkl_trim_rec *)ck->zombies[i]);
+	if (!r)
+		return NULL;
+	if (!ck->tmpl_arena && sbt_vk_arena_create(0, &ck->tmpl_arena) != SBT_VK_OK)
+		ck->tmpl_arena = NULL;
+	a = NULL;
+	if (ck->tmpl_arena) {
+		sbt_vk_arena_reset(ck->tmpl_arena);
+		a = sbt_vk_arena_alloc(ck->tmpl_arena, sizeof(*a));
+	}
+	st = a ? sbt_vk_decode((enum sbt_vk_cmd)(r->type - SBT_VK_TYPE_BASE), r->data, r->len,
+	                       ck->tmpl_arena, a, NULL)
+	       : SBT_VK_ERR_NOMEM;
+	vkl_trim_rec_release(r);
+	return st == SBT_VK_OK ? a->pCreateInfo : NULL;
+}
+
+/* The handles a template update's data holds, read through the
+ * template's entries: each descriptor's image view, buffer, buffer view
+ * or acceleration structure must exist (the replay requires them, as it
+ * does not samplers, which an immutable sampler makes ignored).  1 when
+ * none is destroyed, or the template is not known. */
+static int vkl_snap_template_valid(vkl_snap_check *ck, VkDescriptorUpdateTemplate tmpl,
+                                   const void *data)
+{
+	const VkDescriptorUpdateTemplateCreateInfo *ci;
+	uint32_t e, i;
+	uint64_t live;
+	if (!data || !(ci = vkl_snap_template(ck, (uint64_t)(uintptr_t)tmpl)))
+		return 1;
+	for (e = 0; e < ci->descriptorUpdateEntryCount; e++) {
+		const VkDescriptorUpdateTemplateEntry *en = &ci->pDescriptorUpdateEntries[e];
+		VkObjectType type;
+		size_t off = 0;
+		switch (en->descriptorType) {
+		case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
+		case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
+		case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
+		case VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT:
+			type = VK_OBJECT_TYPE_IMAGE_VIEW;
+			off = offsetof(VkDescriptorImageInfo, imageView);
+			break;
+		case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
+		case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+		case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
+		case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
+			type = VK_OBJECT_TYPE_BUFFER;
+			break;
+		case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
+		case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
+			type = VK_OBJECT_TYPE_BUFFER_VIEW;
+			break;
+		case VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR:
+			type = VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR;
+			break;
+		default:
+			continue;
+		}
+		for (i = 0; i < en->descriptorCount; i++) {
+			uint64_t h;
+			memcpy(&h, (const uint8_t *)data + en->offset + (size_t)i * en->stride + off,
+			       sizeof(h));
+			if (vkl_snap_map(ck, type, h, &live) != SBT_VK_OK)
+				return 0;
+		}
+	}
+	return 1;
+}
+
 /* 1 when the call names no destroyed object (or cannot be checked). */
 static int vkl_snap_valid(vkl_snap_check *ck, uint32_t type, const uint8_t *p, size_t len)
 {
 	sbt_vk_decode_hooks hooks = { ck, vkl_snap_map, NULL };
 	enum sbt_vk_cmd cmd;
+	sbt_vk_status st;
 	void *args;
 	if (!ck->arena || type < SBT_VK_TYPE_BASE || type - SBT_VK_TYPE_BASE >= SBT_VK_CMD_COUNT)
 		return 1;
@@ -2783,7 +2918,22 @@ static int vkl_snap_valid(vkl_snap_check *ck, uint32_t type, const uint8_t *p, s
 	args = sbt_vk_arena_alloc(ck->arena, sbt_vk_args_size(cmd));
 	if (!args)
 		return 1;
-	return sbt_vk_decode(cmd, p, len, ck->arena, args, &hooks) != SBT_VK_ERR_HANDLE;
+	st = sbt_vk_decode(cmd, p, len, ck->arena, args, &hooks);
+	if (st != SBT_VK_OK)
+		return st != SBT_VK_ERR_HANDLE;
+	switch (cmd) {
+	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate:
+	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplateKHR: {
+		const sbt_vk_args_vkUpdateDescriptorSetWithTemplate *a = args;
+		return vkl_snap_template_valid(ck, a->descriptorUpdateTemplate, a->pData);
+	}
+	case SBT_VK_CMD_vkCmdPushDescriptorSetWithTemplateKHR: {
+		const sbt_vk_args_vkCmdPushDescriptorSetWithTemplateKHR *a = args;
+		return vkl_snap_template_valid(ck, a->descriptorUpdateTemplate, a->pData);
+	}
+	default:
+		return 1;
+	}
 }
 
 /* A swapchain created with an oldSwapchain destroyed since: recreated
@@ -4070,6 +4220,7 @@ static void vkl_trim_snapshot(void)
 		}
 	}
 	sbt_vk_arena_free(ck.arena);
+	sbt_vk_arena_free(ck.tmpl_arena);
 	sbt_vk_enc_free(&ck.enc);
 	free(ck.flat);
 	nrec = nw;

@@ -99,6 +99,13 @@
  * (an odd one) must write each secondary before the primary executing it,
  * and leave the fifth primary's recording out.
  *
+ * With --template: the churning set is updated through a descriptor
+ * update template (vkUpdateDescriptorSetWithTemplate) each round, and a
+ * third set is updated through it once, before the rounds, with an input
+ * buffer destroyed right after (never used): a snapshot keeps the set's
+ * last update alone, and leaves out the third set's, whose data names a
+ * destroyed buffer.
+ *
  * With --primitives (VK_EXT_primitives_generated_query): round 0's submit
  * also draws one triangle (vk_tri.vert alone, a render pass without
  * attachments) inside a primitives generated query; every later round
@@ -118,7 +125,7 @@
  *                      [--secondary] [--timestamps] [--occlusion]
  *                      [--statistics] [--submit2] [--query-secondary]
  *                      [--host-reset] [--primitives] [--xfb]
- *                      [--frame-secondaries]
+ *                      [--frame-secondaries] [--template]
  * Prints one line: rounds, size and the XXH3-64 hash of every result word.
  */
 #include "tests/programs/vk_prog.h"
@@ -129,7 +136,7 @@ static void vkt_usage(FILE *f)
 	           "                     [--secondary] [--timestamps] [--occlusion]\n"
 	           "                     [--statistics] [--submit2] [--query-secondary]\n"
 	           "                     [--host-reset] [--primitives] [--xfb]\n"
-	           "                     [--frame-secondaries]\n"
+	           "                     [--frame-secondaries] [--template]\n"
 	           "  --rounds R   rounds, one submit and fence wait each (1..10000, default 12)\n"
 	           "  --size N     words per round (64..1048576, default 1024)\n"
 	           "  --timeline   a timeline semaphore counts the rounds (Vulkan 1.2)\n"
@@ -153,7 +160,9 @@ static void vkt_usage(FILE *f)
 	           "               buffer written in round 0, read every later round\n"
 	           "  --frame-secondaries  five primaries recorded every round, executing\n"
 	           "               secondaries; four begun before theirs are recorded, the\n"
-	           "               fifth's recorded for the next round after the wait\n");
+	           "               fifth's recorded for the next round after the wait\n"
+	           "  --template   the churning set updated through a descriptor update template,\n"
+	           "               and a third set once, with a buffer destroyed right after\n");
 }
 
 /* --primitives: a render pass without attachments and a pipeline of
@@ -535,6 +544,45 @@ static void vkt_fs_primary(const vkp_ctx *c, vkt_frame_sec *f, uint32_t p, uint3
 	VKP_CHECK(c, vkEndCommandBuffer(f->prim[p]));
 }
 
+/* --template: a template writing the compute set's three bindings from
+ * three VkDescriptorBufferInfo in a row. */
+static VkDescriptorUpdateTemplate vkt_template(const vkp_ctx *c, VkDescriptorSetLayout dsl)
+{
+	VkDescriptorUpdateTemplateCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO
+	};
+	VkDescriptorUpdateTemplateEntry e[3];
+	VkDescriptorUpdateTemplate t;
+	uint32_t k;
+	memset(e, 0, sizeof(e));
+	for (k = 0; k < 3; k++) {
+		e[k].dstBinding = k;
+		e[k].descriptorCount = 1;
+		e[k].descriptorType = k == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+		                             : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+		e[k].offset = k * sizeof(VkDescriptorBufferInfo);
+		e[k].stride = sizeof(VkDescriptorBufferInfo);
+	}
+	ci.descriptorUpdateEntryCount = 3;
+	ci.pDescriptorUpdateEntries = e;
+	ci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
+	ci.descriptorSetLayout = dsl;
+	VKP_CHECK(c, vkCreateDescriptorUpdateTemplate(c->device, &ci, NULL, &t));
+	return t;
+}
+
+/* vkp_compute_set_write through template t. */
+static void vkt_set_write_template(const vkp_ctx *c, VkDescriptorUpdateTemplate t,
+                                   VkDescriptorSet set, const vkp_buffer *params,
+                                   const vkp_buffer *inputs, const vkp_buffer *outputs)
+{
+	VkDescriptorBufferInfo dbi[3];
+	dbi[0] = (VkDescriptorBufferInfo){ params->buf, 0, 16 };
+	dbi[1] = (VkDescriptorBufferInfo){ inputs->buf, 0, inputs->size };
+	dbi[2] = (VkDescriptorBufferInfo){ outputs->buf, 0, outputs->size };
+	vkUpdateDescriptorSetWithTemplate(c->device, set, t, dbi);
+}
+
 /* A host-visible input buffer filled with round r's inputs. */
 static void vkt_inputs(const vkp_ctx *c, vkp_buffer *b, uint32_t size, uint32_t r)
 {
@@ -552,8 +600,8 @@ int main(int argc, char **argv)
 	uint32_t rounds = 12, size = 1024, r, i;
 	vkp_ctx c;
 	vkp_buffer params, fixed_in, in[2], work, readback;
-	VkDescriptorPoolSize psizes[2] = { { VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2 },
-		                               { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4 } };
+	VkDescriptorPoolSize psizes[2] = { { VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 3 },
+		                               { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 6 } };
 	VkDescriptorPoolCreateInfo dpci = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
 	VkDescriptorSetAllocateInfo dsai = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO };
 	VkPipelineLayoutCreateInfo plci = { .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
@@ -561,9 +609,11 @@ int main(int argc, char **argv)
 	VkCommandBufferAllocateInfo cbai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
 	VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
 	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
-	VkDescriptorSetLayout dsl, dsls[2];
+	VkDescriptorSetLayout dsl, dsls[3];
 	VkDescriptorPool pool;
-	VkDescriptorSet sets[2]; /* 0: the fixed input, 1: the churning one */
+	/* 0: the fixed input, 1: the churning one, 2: --template's, once */
+	VkDescriptorSet sets[3];
+	VkDescriptorUpdateTemplate tmpl = VK_NULL_HANDLE;
 	VkPipelineLayout layout;
 	VkShaderModule mod;
 	VkPipeline pipe;
@@ -575,7 +625,7 @@ int main(int argc, char **argv)
 	VkQueryPool qpool = VK_NULL_HANDLE;
 	int occlusion = 0, statistics = 0, submit2 = 0, query_secondary = 0, host_reset = 0;
 	uint32_t reset_round = 0;
-	int primitives = 0, xfb = 0, frame_secondaries = 0;
+	int primitives = 0, xfb = 0, frame_secondaries = 0, use_template = 0;
 	vkt_frame_sec fs;
 	uint32_t pg_values = 1; /* values a query: 2 for --xfb's stream query */
 	VkQueryPool pg_pool = VK_NULL_HANDLE;
@@ -639,6 +689,8 @@ int main(int argc, char **argv)
 			xfb = 1;
 		} else if (!strcmp(argv[i], "--frame-secondaries")) {
 			frame_secondaries = 1;
+		} else if (!strcmp(argv[i], "--template")) {
+			use_template = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			vkt_usage(stdout);
 			return 0;
@@ -688,16 +740,23 @@ int main(int argc, char **argv)
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 1);
 
 	dsl = vkp_compute_set_layout(&c);
-	dpci.maxSets = 2;
+	dpci.maxSets = 3;
 	dpci.poolSizeCount = 2;
 	dpci.pPoolSizes = psizes;
 	VKP_CHECK(&c, vkCreateDescriptorPool(c.device, &dpci, NULL, &pool));
-	dsls[0] = dsls[1] = dsl;
+	dsls[0] = dsls[1] = dsls[2] = dsl;
 	dsai.descriptorPool = pool;
-	dsai.descriptorSetCount = 2;
+	dsai.descriptorSetCount = use_template ? 3 : 2;
 	dsai.pSetLayouts = dsls;
 	VKP_CHECK(&c, vkAllocateDescriptorSets(c.device, &dsai, sets));
 	vkp_compute_set_write(&c, sets[0], &params, &fixed_in, &work);
+	if (use_template) {
+		vkp_buffer gone;
+		tmpl = vkt_template(&c, dsl);
+		vkt_inputs(&c, &gone, size, 0);
+		vkt_set_write_template(&c, tmpl, sets[2], &params, &gone, &work);
+		vkp_buffer_destroy(&c, &gone);
+	}
 
 	plci.setLayoutCount = 1;
 	plci.pSetLayouts = &dsl;
@@ -948,7 +1007,10 @@ int main(int argc, char **argv)
 		/* a new input buffer; the set's update that named the previous
 		 * one names a destroyed buffer from now on */
 		vkt_inputs(&c, cur, size, r);
-		vkp_compute_set_write(&c, sets[1], &params, cur, &work);
+		if (use_template)
+			vkt_set_write_template(&c, tmpl, sets[1], &params, cur, &work);
+		else
+			vkp_compute_set_write(&c, sets[1], &params, cur, &work);
 		if (prev->buf)
 			vkp_buffer_destroy(&c, prev);
 		pw[0] = size;
@@ -1190,6 +1252,8 @@ int main(int argc, char **argv)
 	}
 	if (frame_secondaries)
 		vkp_buffer_destroy(&c, &fs.read);
+	if (tmpl)
+		vkDestroyDescriptorUpdateTemplate(c.device, tmpl, NULL);
 	if (occ_pool) {
 		vkDestroyQueryPool(c.device, occ_pool, NULL);
 		vkp_buffer_destroy(&c, &occ_read);

@@ -22,6 +22,9 @@
 #   without our layer, no look at imported memory fails, and the replay
 #   under validation matches every checkpoint (before the imports were
 #   tracked apart and the downloads' regions known, 503 of 2,385 differed).
+#   Then its submits 50-80 under tscapture: the window replays with every
+#   checkpoint matched (its snapshot wrote template updates naming image
+#   views destroyed since, and the replay stopped at one).
 # - vulkaninfo (every query, with surfaces of each platform) under
 #   VK_INSTANCE_LAYERS: its replay answers the surface queries from the
 #   capture, never passing the replay's stand-in surfaces to the driver
@@ -137,6 +140,29 @@ for k in uffd guard; do
 		fail "$k: ffmpeg's replay: $(grep 'checkpoints:' "$T/ff_${k}_replay.log") ($m in the trace)"
 	echo "ok: ffmpeg under $k, output equal, $m checkpoints matched"
 done
+# its submits 50-80 (tscapture, the validation layer below ours): ffmpeg
+# updates its sets through descriptor update templates each frame and
+# destroys the image views an update named; the window's snapshot wrote
+# every update it had kept, those naming destroyed views too, and the
+# replay stopped at one ("unknown VkImageView").
+vk_env_layers_validation
+vk_env_run "$T/ffw.log" "$BUILD/tscapture" -o "$T/ffw.sbt" --submits 50-80 \
+	-- ffmpeg -hide_banner -nostats -loglevel error -init_hw_device vulkan=vk:0 \
+	-filter_hw_device vk -f lavfi -i testsrc2=size=320x240:rate=25:duration=1 \
+	-vf format=yuv420p,hwupload,gblur_vulkan=sigma=2,scale_vulkan=w=160:h=120,hwdownload,format=yuv420p \
+	-f rawvideo -y "$T/ffw.yuv" || fail "tscapture --submits 50-80 of ffmpeg"
+cmp -s "$T/ff_plain.yuv" "$T/ffw.yuv" || fail "ffmpeg's output under tscapture --submits 50-80 differs"
+W="$T/ffw-submits-50-80.sbt"
+"$BUILD/tsinfo" --dump "$W" >"$T/ffw.dump" || fail "tsinfo cannot read ffmpeg's window"
+grep -q 'vulkan.vkUpdateDescriptorSetWithTemplate ' "$T/ffw.dump" ||
+	fail "ffmpeg's window updates no set through a template: the test no longer covers it"
+vk_env_layers_none
+vk_env_run "$T/ffw_replay.log" "$BUILD/tsreplay" --validate "$W" ||
+	fail "tsreplay --validate of ffmpeg's window"
+m=$(grep -c ' checkpoint ' "$T/ffw.dump" || :)
+grep -q "checkpoints: $m compared, $m matched, 0 differ" "$T/ffw_replay.log" ||
+	fail "ffmpeg's window replay: $(grep 'checkpoints:' "$T/ffw_replay.log") ($m in the trace)"
+echo "ok: ffmpeg, submits 50-80, $m checkpoints matched"
 
 # ---- vulkaninfo --------------------------------------------------------------
 vk_env_layers_ours
