@@ -545,6 +545,35 @@ static inline VkDescriptorSetLayout vkp_compute_set_layout(const vkp_ctx *c)
 	return dsl;
 }
 
+/* A descriptor update template writing a set of that layout from three
+ * VkDescriptorBufferInfo in a row (params, inputs, outputs). */
+static inline VkDescriptorUpdateTemplate vkp_compute_set_template(const vkp_ctx *c,
+                                                                  VkDescriptorSetLayout dsl)
+{
+	VkDescriptorUpdateTemplateCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO
+	};
+	VkDescriptorUpdateTemplateEntry e[3];
+	VkDescriptorUpdateTemplate t;
+	uint32_t k;
+
+	memset(e, 0, sizeof(e));
+	for (k = 0; k < 3; k++) {
+		e[k].dstBinding = k;
+		e[k].descriptorCount = 1;
+		e[k].descriptorType = k == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+		                             : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+		e[k].offset = k * sizeof(VkDescriptorBufferInfo);
+		e[k].stride = sizeof(VkDescriptorBufferInfo);
+	}
+	ci.descriptorUpdateEntryCount = 3;
+	ci.pDescriptorUpdateEntries = e;
+	ci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
+	ci.descriptorSetLayout = dsl;
+	VKP_CHECK(c, vkCreateDescriptorUpdateTemplate(c->device, &ci, NULL, &t));
+	return t;
+}
+
 /* Points a set of that layout at its three buffers. */
 static inline void vkp_compute_set_write(const vkp_ctx *c, VkDescriptorSet set,
                                          const vkp_buffer *params, const vkp_buffer *inputs,

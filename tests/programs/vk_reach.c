@@ -130,16 +130,11 @@ static void vkr_setup_pipeline(vkr *v)
 	VkDescriptorPoolCreateInfo dpci = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
 	VkDescriptorSetAllocateInfo dsai = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO };
 	VkPipelineLayoutCreateInfo plci = { .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
-	VkDescriptorUpdateTemplateCreateInfo tci = {
-		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO
-	};
-	VkDescriptorUpdateTemplateEntry ents[3];
 	VkDescriptorSetLayout dsls[2];
 	VkDescriptorSet sets[2];
 	VkDescriptorBufferInfo dbi[3];
 	vkp_buffer pb = { 0 }, bb = { 0 };
 	VkShaderModule mod;
-	uint32_t k;
 
 	v->dsl = vkp_compute_set_layout(&v->c);
 	dpci.maxSets = 2;
@@ -161,20 +156,7 @@ static void vkr_setup_pipeline(vkr *v)
 	vkp_compute_set_write(&v->c, v->set_b, &pb, &bb, &v->work);
 
 	/* set C: a template over three VkDescriptorBufferInfo */
-	for (k = 0; k < 3; k++) {
-		ents[k].dstBinding = k;
-		ents[k].dstArrayElement = 0;
-		ents[k].descriptorCount = 1;
-		ents[k].descriptorType = k == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-		                                : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-		ents[k].offset = k * sizeof(VkDescriptorBufferInfo);
-		ents[k].stride = sizeof(VkDescriptorBufferInfo);
-	}
-	tci.descriptorUpdateEntryCount = 3;
-	tci.pDescriptorUpdateEntries = ents;
-	tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
-	tci.descriptorSetLayout = v->dsl;
-	VKP_CHECK(&v->c, vkCreateDescriptorUpdateTemplate(v->c.device, &tci, NULL, &v->tmpl));
+	v->tmpl = vkp_compute_set_template(&v->c, v->dsl);
 	dbi[0] = (VkDescriptorBufferInfo){ v->params, 0, 16 };
 	dbi[1] = (VkDescriptorBufferInfo){ v->in_c, 0, v->bytes };
 	dbi[2] = (VkDescriptorBufferInfo){ v->work.buf, 0, v->bytes };

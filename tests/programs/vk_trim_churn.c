@@ -544,34 +544,8 @@ static void vkt_fs_primary(const vkp_ctx *c, vkt_frame_sec *f, uint32_t p, uint3
 	VKP_CHECK(c, vkEndCommandBuffer(f->prim[p]));
 }
 
-/* --template: a template writing the compute set's three bindings from
- * three VkDescriptorBufferInfo in a row. */
-static VkDescriptorUpdateTemplate vkt_template(const vkp_ctx *c, VkDescriptorSetLayout dsl)
-{
-	VkDescriptorUpdateTemplateCreateInfo ci = {
-		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO
-	};
-	VkDescriptorUpdateTemplateEntry e[3];
-	VkDescriptorUpdateTemplate t;
-	uint32_t k;
-	memset(e, 0, sizeof(e));
-	for (k = 0; k < 3; k++) {
-		e[k].dstBinding = k;
-		e[k].descriptorCount = 1;
-		e[k].descriptorType = k == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-		                             : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-		e[k].offset = k * sizeof(VkDescriptorBufferInfo);
-		e[k].stride = sizeof(VkDescriptorBufferInfo);
-	}
-	ci.descriptorUpdateEntryCount = 3;
-	ci.pDescriptorUpdateEntries = e;
-	ci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
-	ci.descriptorSetLayout = dsl;
-	VKP_CHECK(c, vkCreateDescriptorUpdateTemplate(c->device, &ci, NULL, &t));
-	return t;
-}
-
-/* vkp_compute_set_write through template t. */
+/* --template: vkp_compute_set_write through template t
+ * (vkp_compute_set_template). */
 static void vkt_set_write_template(const vkp_ctx *c, VkDescriptorUpdateTemplate t,
                                    VkDescriptorSet set, const vkp_buffer *params,
                                    const vkp_buffer *inputs, const vkp_buffer *outputs)
@@ -752,7 +726,7 @@ int main(int argc, char **argv)
 	vkp_compute_set_write(&c, sets[0], &params, &fixed_in, &work);
 	if (use_template) {
 		vkp_buffer gone;
-		tmpl = vkt_template(&c, dsl);
+		tmpl = vkp_compute_set_template(&c, dsl);
 		vkt_inputs(&c, &gone, size, 0);
 		vkt_set_write_template(&c, tmpl, sets[2], &params, &gone, &work);
 		vkp_buffer_destroy(&c, &gone);

@@ -178,18 +178,28 @@ vk_env_run "$T/vi_replay.log" "$BUILD/tsreplay" --validate "$T/vi.sbt" ||
 	fail "vulkaninfo's replay: $(grep -m1 'Validation Error' "$T/vi_replay.log" | cut -c1-300)"
 echo "ok: vulkaninfo, its surface queries replayed from the capture"
 
+# win_capture NAME A-B PROGRAM...: tscapture --frames A-B of a program that
+# runs until it is stopped, into $T/NAME-frames-A-B.sbt (log $T/NAME.log),
+# under the layers set; once the window has closed the program is stopped
+# (SIGTERM).  rc: tscapture's exit status.
+win_capture() {
+	wc_name=$1 wc_frames=$2
+	shift 2
+	TRACESMITH_FRAME_HASH=1 TRACESMITH_LOG=info "$BUILD/tscapture" -o "$T/$wc_name.sbt" \
+		--frames "$wc_frames" -- "$@" >"$T/$wc_name.log" 2>&1 &
+	APP=$!
+	vk_env_waitlog "$T/$wc_name.log" 'capture window 1 closed'
+	for p in $(pgrep -P "$APP"); do
+		kill "$p" 2>/dev/null || :
+	done
+	rc=0
+	wait "$APP" || rc=$?
+	APP=
+}
+
 # ---- vkd3d-gears, a window of frames 20-50 ----------------------------------
 vk_env_layers_validation
-TRACESMITH_FRAME_HASH=1 TRACESMITH_LOG=info "$BUILD/tscapture" -o "$T/gears.sbt" --frames 20-50 \
-	-- vkd3d-gears >"$T/gears.log" 2>&1 &
-APP=$!
-vk_env_waitlog "$T/gears.log" 'capture window 1 closed'
-for p in $(pgrep -P "$APP"); do
-	kill "$p" 2>/dev/null || :
-done
-rc=0
-wait "$APP" || rc=$?
-APP=
+win_capture gears 20-50 vkd3d-gears
 [ "$rc" = 143 ] || fail "tscapture of vkd3d-gears exited $rc, expected 143 (the program stopped by SIGTERM): $(tail -3 "$T/gears.log")"
 vk_env_clean "$T/gears.log" || fail "vkd3d-gears under the layer"
 W="$T/gears-frames-20-50.sbt"
@@ -255,16 +265,7 @@ quad_push_textured.frag quad.frag -DTW_QUAD_TEXTURED -DTW_PUSH_CONST
 quad_push_textured.vert quad.vert -DTW_QUAD_TEXTURED -DTW_PUSH_CONST
 EOF
 vk_env_layers_validation
-TRACESMITH_FRAME_HASH=1 TRACESMITH_LOG=info "$BUILD/tscapture" -o "$T/dd.sbt" --frames 200-260 \
-	-- "$DDNET" "gfx_backend Vulkan; gfx_fullscreen 0; snd_enable 0" >"$T/dd.log" 2>&1 &
-APP=$!
-vk_env_waitlog "$T/dd.log" 'capture window 1 closed'
-for p in $(pgrep -P "$APP"); do
-	kill "$p" 2>/dev/null || :
-done
-rc=0
-wait "$APP" || rc=$?
-APP=
+win_capture dd 200-260 "$DDNET" "gfx_backend Vulkan; gfx_fullscreen 0; snd_enable 0"
 # DDNet quits cleanly on SIGTERM
 [ "$rc" = 0 ] || fail "tscapture of DDNet exited $rc: $(tail -3 "$T/dd.log")"
 ! grep -q 'shader file could not load' "$T/dd.log" ||

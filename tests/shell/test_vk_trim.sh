@@ -149,6 +149,30 @@ VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/chreplay.log" "$VK_ENV_BUIL
 grep -q "checkpoints: $n compared, $n matched, 0 differ" "$T/chreplay.log" ||
 	fail "trimmed churn replay: $(grep 'checkpoints:' "$T/chreplay.log")"
 
+# churn_left_one OPTION A-B EXPECTED: `tscapture --submits A-B` of
+# vk_trim_churn --rounds 12 OPTION (CL: the window's file): its snapshot
+# leaves out exactly one call or command buffer, the note saying EXPECTED
+# (a grep pattern), and the window replays under validation with every
+# checkpoint matched (3 at least).
+churn_left_one() {
+	cl_name=cl${1#--}
+	TRACESMITH_LOG=info vk_env_run "$T/$cl_name.log" "$BUILD/tscapture" --submits "$2" \
+		-o "$T/$cl_name.sbt" -- "$BUILD/tests/programs/vk_trim_churn" --rounds 12 "$1" ||
+		fail "tscapture --submits $2 of vk_trim_churn $1"
+	CL=$T/$cl_name-submits-$2.sbt
+	[ -s "$CL" ] || fail "no $CL (in $T: $(ls "$T"))"
+	grep 'is left out' "$T/$cl_name.log" >"$T/$cl_name.left" || :
+	n=$(wc -l <"$T/$cl_name.left" | tr -d ' ')
+	[ "$n" = 1 ] && grep -q "$3" "$T/$cl_name.left" ||
+		fail "the $1 snapshot left out $n calls or command buffers, expected one saying '$3': $(head -3 "$T/$cl_name.left")"
+	n=$(cps "$CL" | wc -l | tr -d ' ')
+	[ "$n" -ge 3 ] || fail "the $1 window has $n checkpoints"
+	VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/$cl_name.replay" \
+		"$VK_ENV_BUILD/tsreplay" "$CL" || fail "tsreplay of the $1 window"
+	grep -q "checkpoints: $n compared, $n matched, 0 differ" "$T/$cl_name.replay" ||
+		fail "$1 window replay: $(grep 'checkpoints:' "$T/$cl_name.replay")"
+}
+
 # ---- primaries executing secondaries: submits 7-10 ----------------------------
 # --frame-secondaries: each round's second submit holds four primaries
 # begun before the secondaries they execute are recorded (as DDNet's
@@ -158,21 +182,8 @@ grep -q "checkpoints: $n compared, $n matched, 0 differ" "$T/chreplay.log" ||
 # secondary before the primary executing it (before, DDNet's window replay
 # stopped at a vkCmdExecuteCommands of a secondary with nothing recorded),
 # and leaves out the fifth primary alone, saying why.
-TRACESMITH_LOG=info vk_env_run "$T/fstrim.log" "$BUILD/tscapture" --submits 7-10 \
-	-o "$T/fstrim.sbt" -- "$BUILD/tests/programs/vk_trim_churn" --rounds 12 --frame-secondaries ||
-	fail "tscapture --submits 7-10 of vk_trim_churn --frame-secondaries"
-F=$T/fstrim-submits-7-10.sbt
-[ -s "$F" ] || fail "no $F (in $T: $(ls "$T"))"
-grep 'VkCommandBuffer 0x[0-9a-f]* is left out' "$T/fstrim.log" >"$T/fsleft" || :
-n=$(wc -l <"$T/fsleft" | tr -d ' ')
-[ "$n" = 1 ] && grep -q 'it executes VkCommandBuffer 0x[0-9a-f]*, reset, recorded again or freed since' "$T/fsleft" ||
-	fail "the --frame-secondaries snapshot left out $n command buffers, expected the one whose secondary was recorded again: $(head -3 "$T/fsleft")"
-n=$(cps "$F" | wc -l | tr -d ' ')
-[ "$n" -ge 3 ] || fail "the --frame-secondaries window has $n checkpoints"
-VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/fsreplay.log" "$VK_ENV_BUILD/tsreplay" "$F" ||
-	fail "tsreplay of the --frame-secondaries window"
-grep -q "checkpoints: $n compared, $n matched, 0 differ" "$T/fsreplay.log" ||
-	fail "--frame-secondaries window replay: $(grep 'checkpoints:' "$T/fsreplay.log")"
+churn_left_one --frame-secondaries 7-10 \
+	'VkCommandBuffer 0x[0-9a-f]* is left out: it executes VkCommandBuffer 0x[0-9a-f]*, reset, recorded again or freed since'
 
 # ---- updates through a descriptor update template: submits 6-9 ----------------
 # --template: the churning set is updated through a template each round
@@ -183,24 +194,11 @@ grep -q "checkpoints: $n compared, $n matched, 0 differ" "$T/fsreplay.log" ||
 # a signature) and leaves the third set's out, saying so: its data names a
 # destroyed buffer (ffmpeg's window replay stopped at such an update,
 # "unknown VkImageView", before the template's data was checked).
-TRACESMITH_LOG=info vk_env_run "$T/tptrim.log" "$BUILD/tscapture" --submits 6-9 \
-	-o "$T/tptrim.sbt" -- "$BUILD/tests/programs/vk_trim_churn" --rounds 12 --template ||
-	fail "tscapture --submits 6-9 of vk_trim_churn --template"
-M=$T/tptrim-submits-6-9.sbt
-[ -s "$M" ] || fail "no $M (in $T: $(ls "$T"))"
-grep 'is left out' "$T/tptrim.log" >"$T/tpleft" || :
-n=$(wc -l <"$T/tpleft" | tr -d ' ')
-[ "$n" = 1 ] && grep -q 'a vkUpdateDescriptorSetWithTemplate is left out: it names object 0x[0-9a-f]* (type 9), destroyed since' "$T/tpleft" ||
-	fail "the --template snapshot left out $n calls, expected the third set's update: $(head -3 "$T/tpleft")"
-"$BUILD/tsinfo" --dump "$M" | awk '/ snapshot_end( |$)/{exit} {print}' >"$T/tpsnap.dump"
-n=$(grep -c 'vulkan.vkUpdateDescriptorSetWithTemplate ' "$T/tpsnap.dump" || :)
-[ "$n" = 1 ] || fail "the --template snapshot holds $n template updates, expected 1 (the churning set's last)"
-n=$(cps "$M" | wc -l | tr -d ' ')
-[ "$n" -ge 3 ] || fail "the --template window has $n checkpoints"
-VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/tpreplay.log" "$VK_ENV_BUILD/tsreplay" "$M" ||
-	fail "tsreplay of the --template window"
-grep -q "checkpoints: $n compared, $n matched, 0 differ" "$T/tpreplay.log" ||
-	fail "--template window replay: $(grep 'checkpoints:' "$T/tpreplay.log")"
+churn_left_one --template 6-9 \
+	'a vkUpdateDescriptorSetWithTemplate is left out: it names object 0x[0-9a-f]* (type 9), destroyed since'
+"$BUILD/tsinfo" --dump "$CL" | awk '/ snapshot_end( |$)/{exit} {print}' >"$T/tpsnap.dump"
+u=$(grep -c 'vulkan.vkUpdateDescriptorSetWithTemplate ' "$T/tpsnap.dump" || :)
+[ "$u" = 1 ] || fail "the --template snapshot holds $u template updates, expected 1 (the churning set's last)"
 
 # ---- a timeline semaphore counting the rounds: submits 6-9 -------------------
 # The window's first round waits from the host for the value round 5 left
@@ -229,6 +227,7 @@ grep -q 'left out' "$T/chstg.log" && fail "staging left memory out: $(grep 'left
 grep -q 'vulkan.vkCmdCopyBuffer commandBuffer=0xfff5' "$T/chstg.dump" ||
 	fail "the snapshot with staging copies restores no memory through a copy"
 cps "$G" >"$T/chstg.cps"
+n=$(wc -l <"$T/chstg.cps" | tr -d ' ')
 cmp -s "$T/chstg.cps" "$T/chtrim.cps" ||
 	fail "checkpoints with staging copies differ: $(diff "$T/chtrim.cps" "$T/chstg.cps" | head -4)"
 VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/chstg_replay.log" "$VK_ENV_BUILD/tsreplay" "$G" ||
