@@ -692,7 +692,8 @@ static int vkl_trim_shared_type(VkObjectType t)
 	return t == VK_OBJECT_TYPE_SHADER_MODULE || t == VK_OBJECT_TYPE_PIPELINE_LAYOUT ||
 	       t == VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT || t == VK_OBJECT_TYPE_RENDER_PASS ||
 	       t == VK_OBJECT_TYPE_SAMPLER || t == VK_OBJECT_TYPE_IMAGE_VIEW ||
-	       t == VK_OBJECT_TYPE_IMAGE || t == VK_OBJECT_TYPE_DEVICE_MEMORY;
+	       t == VK_OBJECT_TYPE_IMAGE || t == VK_OBJECT_TYPE_DEVICE_MEMORY ||
+	       t == VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE;
 }
 
 /* The call that created the object, referenced (NULL: none kept). */
@@ -769,6 +770,13 @@ static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 		}
 		o->tmpl_sig = ci->templateType == VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET &&
 		                      h ? h : 0;
+		/* what its creation names, for a template outliving them */
+		if (ci->templateType == VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET)
+			vkl_trim_share(o, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT,
+			               (uint64_t)(uintptr_t)ci->descriptorSetLayout);
+		else
+			vkl_trim_share(o, VK_OBJECT_TYPE_PIPELINE_LAYOUT,
+			               (uint64_t)(uintptr_t)ci->pipelineLayout);
 		break;
 	}
 	case SBT_VK_CMD_vkCreateImage: {
@@ -2055,6 +2063,35 @@ static uint64_t vkl_trim_template_sig(VkDescriptorUpdateTemplate t)
 	return sig;
 }
 
+/* A set updated through template t keeps what recreates t (its creation,
+ * and what that names): a program may destroy a template once its sets
+ * are written, and the snapshot then recreates it for the update and
+ * destroys it again.  The template's list is copied under its lock, kept
+ * under the set's. */
+static void vkl_trim_keep_template(VkDescriptorSet set, VkDescriptorUpdateTemplate t)
+{
+	vkl_trim_rec **refs = NULL;
+	uint32_t n = 0, i;
+	void *lk;
+	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE,
+	                                 (uint64_t)(uintptr_t)t, &lk);
+	if (o && o->trim && o->trim->nrecs && (refs = malloc(o->trim->nrecs * sizeof(*refs))))
+		for (; n < o->trim->nrecs; n++)
+			refs[n] = vkl_trim_rec_ref(o->trim->recs[n].r);
+	vkl_objects_unlock(lk);
+	if (!n) {
+		free(refs);
+		return;
+	}
+	o = vkl_objects_lock(VK_OBJECT_TYPE_DESCRIPTOR_SET, (uint64_t)(uintptr_t)set, &lk);
+	for (i = 0; o && o->trim && i < n; i++)
+		vkl_trim_keep_locked(o->trim, refs[i], 0);
+	vkl_objects_unlock(lk);
+	for (i = 0; i < n; i++)
+		vkl_trim_rec_release(refs[i]);
+	free(refs);
+}
+
 static void vkl_trim_keep_update(VkDescriptorSet set, vkl_trim_rec *r, uint64_t sig)
 {
 	void *lk;
@@ -2158,6 +2195,7 @@ static void vkl_trim_state(uint32_t cmd, const void *args, vkl_trim_rec *r)
 	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplateKHR: {
 		const sbt_vk_args_vkUpdateDescriptorSetWithTemplate *a = args;
 		/* a set updated each frame keeps the last update alone */
+		vkl_trim_keep_template(a->descriptorSet, a->descriptorUpdateTemplate);
 		vkl_trim_keep_update(a->descriptorSet, r,
 		                     vkl_trim_template_sig(a->descriptorUpdateTemplate));
 		break;
@@ -2791,6 +2829,7 @@ static int vkl_snap_tracked_type(VkObjectType t)
 	case VK_OBJECT_TYPE_FENCE:
 	case VK_OBJECT_TYPE_SEMAPHORE:
 	case VK_OBJECT_TYPE_SWAPCHAIN_KHR:
+	case VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE:
 		return 1;
 	default:
 		return 0;
@@ -4078,6 +4117,8 @@ static void vkl_snap_destroy(const vkl_trim_rec *r)
 	VKL_SNAP_DESTROY(VK_OBJECT_TYPE_IMAGE_VIEW, vkDestroyImageView, VkImageView)
 	VKL_SNAP_DESTROY(VK_OBJECT_TYPE_IMAGE, vkDestroyImage, VkImage)
 	VKL_SNAP_DESTROY(VK_OBJECT_TYPE_DEVICE_MEMORY, vkFreeMemory, VkDeviceMemory)
+	VKL_SNAP_DESTROY(VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, vkDestroyDescriptorUpdateTemplate,
+	                 VkDescriptorUpdateTemplate)
 #undef VKL_SNAP_DESTROY
 	default:
 		break;

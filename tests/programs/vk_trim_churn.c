@@ -102,9 +102,11 @@
  * With --template: the churning set is updated through a descriptor
  * update template (vkUpdateDescriptorSetWithTemplate) each round, and a
  * third set is updated through it once, before the rounds, with an input
- * buffer destroyed right after (never used): a snapshot keeps the set's
- * last update alone, and leaves out the third set's, whose data names a
- * destroyed buffer.
+ * buffer destroyed right after (never used); the fixed set is written
+ * through a second template, destroyed right after.  A snapshot keeps the
+ * churning set's last update alone, leaves out the third set's, whose
+ * data names a destroyed buffer, and recreates the second template for
+ * the fixed set's update (and destroys it again).
  *
  * With --primitives (VK_EXT_primitives_generated_query): round 0's submit
  * also draws one triangle (vk_tri.vert alone, a render pass without
@@ -723,7 +725,13 @@ int main(int argc, char **argv)
 	dsai.descriptorSetCount = use_template ? 3 : 2;
 	dsai.pSetLayouts = dsls;
 	VKP_CHECK(&c, vkAllocateDescriptorSets(c.device, &dsai, sets));
-	vkp_compute_set_write(&c, sets[0], &params, &fixed_in, &work);
+	if (use_template) {
+		VkDescriptorUpdateTemplate once = vkp_compute_set_template(&c, dsl);
+		vkt_set_write_template(&c, once, sets[0], &params, &fixed_in, &work);
+		vkDestroyDescriptorUpdateTemplate(c.device, once, NULL);
+	} else {
+		vkp_compute_set_write(&c, sets[0], &params, &fixed_in, &work);
+	}
 	if (use_template) {
 		vkp_buffer gone;
 		tmpl = vkp_compute_set_template(&c, dsl);

@@ -188,17 +188,24 @@ churn_left_one --frame-secondaries 7-10 \
 # ---- updates through a descriptor update template: submits 6-9 ----------------
 # --template: the churning set is updated through a template each round
 # (the buffer the update before named destroyed after it), and a third set
-# once, before the rounds, naming a buffer destroyed right after.  The
-# snapshot keeps the churning set's last update alone (it wrote all of
-# them, those naming destroyed buffers too, before templates' updates had
-# a signature) and leaves the third set's out, saying so: its data names a
-# destroyed buffer (ffmpeg's window replay stopped at such an update,
-# "unknown VkImageView", before the template's data was checked).
+# once, before the rounds, naming a buffer destroyed right after; the
+# fixed set (read by even rounds) through a template destroyed right
+# after.  The snapshot keeps the churning set's last update alone (it
+# wrote all of them, those naming destroyed buffers too, before templates'
+# updates had a signature), leaves the third set's out, saying so: its
+# data names a destroyed buffer (ffmpeg's window replay stopped at such an
+# update, "unknown VkImageView", before the template's data was checked),
+# and recreates the destroyed template for the fixed set's update, then
+# destroys it (before, that update was left out, naming a destroyed
+# template).
 churn_left_one --template 6-9 \
 	'a vkUpdateDescriptorSetWithTemplate is left out: it names object 0x[0-9a-f]* (type 9), destroyed since'
 "$BUILD/tsinfo" --dump "$CL" | awk '/ snapshot_end( |$)/{exit} {print}' >"$T/tpsnap.dump"
 u=$(grep -c 'vulkan.vkUpdateDescriptorSetWithTemplate ' "$T/tpsnap.dump" || :)
-[ "$u" = 1 ] || fail "the --template snapshot holds $u template updates, expected 1 (the churning set's last)"
+[ "$u" = 2 ] || fail "the --template snapshot holds $u template updates, expected 2 (the fixed set's, the churning set's last)"
+u=$(grep -c 'vulkan.vkCreateDescriptorUpdateTemplate ' "$T/tpsnap.dump" || :)
+[ "$u" = 2 ] && grep -q 'vulkan.vkDestroyDescriptorUpdateTemplate ' "$T/tpsnap.dump" ||
+	fail "the --template snapshot creates $u templates, expected 2 and the destroy of one (recreated for the fixed set)"
 
 # ---- a timeline semaphore counting the rounds: submits 6-9 -------------------
 # The window's first round waits from the host for the value round 5 left
