@@ -3,8 +3,10 @@
 # (HIP: Debian's ROCm 5.2 hipcc and runtime, which run with no AMD GPU, and
 # libelf + msgpack-c for the code-object reader, zlib + libzstd for
 # compressed bundles, LLVM 19's clang-offload-bundler -compress and the zstd
-# command to make them in tests; docs/hip.md.  mpv, ffmpeg, vkd3d-demos and
-# ddnet: real Vulkan applications the tests capture and replay,
+# command to make them in tests; docs/hip.md.  mpv, ffmpeg, vkd3d-demos,
+# ddnet and Qt Quick through PyQt6 (python3-pyqt6.qtquick,
+# qml6-module-qtquick, qml6-module-qtqml-workerscript): real Vulkan
+# applications the tests capture and replay,
 # test_vk_real_apps.sh; mangohud and vkbasalt: implicit layers users run
 # beside ours, test_vk_layer_neighbours.sh.)
 # Idempotent: packages already present are left alone.  Run as root (or
@@ -16,6 +18,7 @@ libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools gfxrecons
 glslang-tools spirv-tools xvfb xauth x11-utils libxcb1-dev libx11-dev xdotool
 graphviz libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libpng-dev
 libwayland-dev libxrandr-dev mpv ffmpeg vkd3d-demos ddnet mangohud vkbasalt
+python3-pyqt6.qtquick qml6-module-qtquick qml6-module-qtqml-workerscript
 python3-pandas man-db
 hipcc libamdhip64-dev libelf-dev libmsgpack-dev
 libzstd-dev zlib1g-dev zstd clang-tools-19"

@@ -45,6 +45,8 @@
 #   the SPIR-V its Vulkan backend loads: they are compiled into the
 #   private home with glslangValidator, as DDNet's build does
 #   (cmake/BuildVulkanShaders.cmake at 16.4: output, source, defines).
+# - Qt Quick 6.4 on its Vulkan RHI (a QML scene in a QQuickView, from
+#   PyQt6) under VK_INSTANCE_LAYERS: replayed with every frame hash.
 #
 # mpv's own teardown, without our layer as with it, sometimes destroys a
 # swapchain semaphore the validation layer still counts as in use
@@ -61,6 +63,8 @@ DDNET=/usr/games/DDNet
 for p in mpv ffmpeg vkd3d-gears vulkaninfo $DDNET glslangValidator; do
 	command -v $p >/dev/null 2>&1 || fail "$p is not installed (scripts/deps.sh)"
 done
+/usr/bin/python3 -c 'import PyQt6.QtQuick' 2>/dev/null ||
+	fail "PyQt6's QtQuick is not installed (python3-pyqt6.qtquick, scripts/deps.sh)"
 vk_env_init
 vk_env_tsan_skip mpv
 vk_env_xvfb_start
@@ -283,3 +287,53 @@ vk_env_run "$T/dd_replay.log" "$BUILD/tsreplay" --validate "$W" ||
 grep -q 'checkpoints: 61 compared, 61 matched, 0 differ' "$T/dd_replay.log" ||
 	fail "DDNet's window replay: $(grep 'checkpoints:' "$T/dd_replay.log")"
 echo "ok: DDNet, frames 200-260, 61 frame hashes matched"
+
+# ---- Qt Quick (Qt 6.4's scene graph on its Vulkan RHI) ---------------------
+# A QML scene (an animated, rotating rectangle and text) in a QQuickView
+# from PyQt6, QSG_RHI_BACKEND=vulkan, for 3 s under VK_INSTANCE_LAYERS: it
+# exits 0 as without our layer, and the replay under validation matches
+# every checkpoint and frame hash.
+cat >"$T/scene.qml" <<'QML'
+import QtQuick
+Rectangle {
+    width: 320; height: 240; color: "steelblue"
+    Rectangle {
+        width: 60; height: 60; color: "orange"; radius: 8
+        NumberAnimation on x { from: 0; to: 260; duration: 1000; loops: Animation.Infinite }
+        RotationAnimation on rotation { from: 0; to: 360; duration: 1500; loops: Animation.Infinite }
+    }
+    Text { anchors.centerIn: parent; text: "TraceSmith"; font.pixelSize: 28; color: "white" }
+}
+QML
+cat >"$T/scene.py" <<'PY'
+import sys
+from PyQt6.QtCore import QTimer, QUrl
+from PyQt6.QtGui import QGuiApplication
+from PyQt6.QtQuick import QQuickView
+app = QGuiApplication(sys.argv)
+view = QQuickView()
+view.setSource(QUrl.fromLocalFile(sys.argv[1]))
+if view.status() != QQuickView.Status.Ready:
+    sys.exit("scene.qml: " + "; ".join(e.toString() for e in view.errors()))
+view.show()
+QTimer.singleShot(3000, app.quit)
+sys.exit(app.exec())
+PY
+qt_run() { # LOG: the scene under the layers set
+	QSG_RHI_BACKEND=vulkan XDG_RUNTIME_DIR=$T vk_env_run "$1" /usr/bin/python3 "$T/scene.py" "$T/scene.qml"
+}
+vk_env_layers_validation
+qt_run "$T/qt_plain.log" || fail "the Qt Quick scene under the validation layer alone"
+vk_env_layers_ours
+TRACESMITH_FRAME_HASH=1 TRACESMITH_OUTPUT="$T/qt.sbt" qt_run "$T/qt.log" ||
+	fail "the Qt Quick scene under VK_INSTANCE_LAYERS=VK_LAYER_tracesmith"
+"$BUILD/tsinfo" --dump "$T/qt.sbt" >"$T/qt.dump" || fail "tsinfo cannot read the Qt Quick trace"
+frames=$(grep -c '^seq=[0-9]* [^ ]* [^ ]* frame ' "$T/qt.dump" || :)
+[ "$frames" -ge 20 ] || fail "the Qt Quick trace has $frames frames, expected more than 20 in 3 s"
+vk_env_layers_none
+vk_env_run "$T/qt_replay.log" "$BUILD/tsreplay" --validate "$T/qt.sbt" ||
+	fail "tsreplay --validate of the Qt Quick trace"
+m=$(grep -c ' checkpoint ' "$T/qt.dump" || :)
+grep -q "checkpoints: $m compared, $m matched, 0 differ" "$T/qt_replay.log" ||
+	fail "the Qt Quick replay: $(grep 'checkpoints:' "$T/qt_replay.log") ($m in the trace)"
+echo "ok: Qt Quick, $frames frames, $m checkpoints matched"
