@@ -2802,6 +2802,7 @@ typedef struct vkl_snap_check {
 	VkObjectType bad_type;
 	uint64_t bad;
 	sbt_vk_arena *tmpl_arena; /* a template's creation, decoded (made on demand) */
+	uint64_t order;           /* the order of the call checked (vkl_snap_template) */
 } vkl_snap_check;
 
 /* The types every creation of which the table holds. */
@@ -2854,7 +2855,8 @@ static sbt_vk_status vkl_snap_map(void *ctx, VkObjectType type, uint64_t h, uint
 
 /* The creation of descriptor update template t, kept by the live template
  * or recreated for others, decoded into ck->tmpl_arena; NULL when neither
- * is known. */
+ * is known.  A live template created after the call checked (ck->order)
+ * is another one with the same handle (a driver reusing it): not its. */
 static const VkDescriptorUpdateTemplateCreateInfo *vkl_snap_template(vkl_snap_check *ck,
                                                                      uint64_t t)
 {
@@ -2868,7 +2870,8 @@ static const VkDescriptorUpdateTemplateCreateInfo *vkl_snap_template(vkl_snap_ch
 	sbt_vk_status st;
 	o = vkl_objects_lock(VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, t, &lk);
 	if (o && o->trim && o->trim->nrecs &&
-	    (o->trim->recs[0].r->type == c1 || o->trim->recs[0].r->type == c2))
+	    (o->trim->recs[0].r->type == c1 || o->trim->recs[0].r->type == c2) &&
+	    o->trim->recs[0].r->order < ck->order)
 		r = vkl_trim_rec_ref(o->trim->recs[0].r);
 	vkl_objects_unlock(lk);
 	for (i = 0; !r && i < ck->nzombies; i++)
@@ -3130,6 +3133,7 @@ static size_t vkl_snap_write_cb(vkl_snap_check *ck, vkl_snap_item *it)
 		memcpy(hdr, it->cmds + at, 8);
 		if (at + 8 + hdr[1] > it->cmds_len)
 			return 0;
+		ck->order = it->key / 4 + 1; /* after the last kept call before it */
 		if (!vkl_snap_valid(ck, hdr[0], it->cmds + at + 8, hdr[1])) {
 			CAP_INFO("Vulkan snapshot: VkCommandBuffer 0x%llx is left out: its %s names "
 			         "object 0x%llx (type %d), destroyed since",
@@ -4236,6 +4240,7 @@ static void vkl_trim_snapshot(void)
 		len = it->rec->len;
 		if (it->rec->type == SBT_VK_CMD_TYPE(SBT_VK_CMD_vkCreateSwapchainKHR))
 			vkl_snap_swapchain_unretire(&ck, &p, &len);
+		ck.order = it->rec->order;
 		ok = vkl_snap_valid(&ck, it->rec->type, p, len);
 		if (!ok) {
 			CAP_INFO("Vulkan snapshot: a %s is left out: it names object 0x%llx (type %d), "
