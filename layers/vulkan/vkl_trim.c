@@ -96,6 +96,9 @@
 #include "serializer/generated/sbt_vk_formats.h"
 #include "serializer/generated/sbt_vk_ignored.h"
 
+/* Boundaries in a row a window with no notice is held for a swapchain
+ * image acquired and not presented (vkl_trim_hold). */
+#define VKL_TRIM_ACQ_HOLDS 256
 /* The lead-in's defaults (TRACESMITH_VK_LEAD_IN), in the range's unit. */
 #define VKL_TRIM_LEAD_FRAMES 8
 #define VKL_TRIM_LEAD_SUBMITS 64
@@ -305,6 +308,12 @@ static struct {
 	_Atomic(uint64_t) unkept_n;
 	/* the last recording number given (vkl_trim_obj.rec_id) */
 	_Atomic(uint64_t) rec_ids;
+	/* swapchain images acquired and not presented, all swapchains; holds
+	 * in a row for them, and that one was said (vkl_trim_hold: the
+	 * runtime's win_mu) */
+	_Atomic(int64_t) acquired_n;
+	uint32_t acq_holds;
+	int acq_said;
 } vkl_trim;
 
 /* vkl.h: what the inlined vkl_trim_keep_flat reads (order, cb_gen,
@@ -1046,6 +1055,8 @@ static void vkl_trim_obj_free(vkl_trim_obj *o)
 	if (!o)
 		return;
 	vkl_trim_cb_sent(o);
+	if (o->acquired) /* a swapchain destroyed with images acquired */
+		atomic_fetch_sub(&vkl_trim.acquired_n, __builtin_popcountll(o->acquired));
 	for (i = 0; i < o->nrecs; i++)
 		vkl_trim_rec_release(o->recs[i].r);
 	free(o->recs);
@@ -1278,8 +1289,35 @@ static int vkl_trim_hold(int frames)
 	vkl_trim.asks++;
 	atomic_store(&vkl_trim.opening, 1);
 	pthread_mutex_unlock(&vkl_trim.mu);
+	/* A window opening with a swapchain image acquired would begin with
+	 * its present of what was drawn into it before the window, which the
+	 * snapshot does not hold (the replay showed it black: vkd3d-gears under
+	 * --signal, opened at a submit's end).  So a window with no notice
+	 * waits for a boundary where none is: the frame end after the present.
+	 * Not for ever (VKL_TRIM_ACQ_HOLDS asks in a row): a program may hold
+	 * an image acquired at every present. */
+	if (!frames && atomic_load(&vkl_trim.acquired_n) > 0) {
+		if (vkl_trim.acq_holds < VKL_TRIM_ACQ_HOLDS) {
+			vkl_trim.acq_holds++;
+			if (!vkl_trim.acq_said) {
+				vkl_trim.acq_said = 1;
+				CAP_INFO("Vulkan trimmed capture: the capture window opens at a later frame "
+				         "end, not here: a swapchain image is acquired and not presented yet");
+			}
+			return 1;
+		}
+		if (vkl_trim.acq_holds == VKL_TRIM_ACQ_HOLDS) {
+			vkl_trim.acq_holds++; /* said once */
+			CAP_WARN("Vulkan trimmed capture: a swapchain image was acquired at each of the "
+			         "last %d boundaries; the capture window opens with one acquired, and "
+			         "its first present may show an image drawn before the window",
+			         VKL_TRIM_ACQ_HOLDS);
+		}
+	}
 	if (!atomic_load(&vkl_trim.unsent)) {
 		vkl_trim.held_said = 0;
+		vkl_trim.acq_holds = 0; /* the window opens here */
+		vkl_trim.acq_said = 0;
 		return 0;
 	}
 	if (!vkl_trim.held_said) {
@@ -1888,10 +1926,15 @@ static void vkl_trim_set_acquired(uint64_t swapchain, uint32_t index, int acquir
 	void *lk;
 	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_SWAPCHAIN_KHR, swapchain, &lk);
 	if (o && o->trim && index < 64) {
+		uint64_t bit = 1ull << index;
+		if (acquired && !(o->trim->acquired & bit))
+			atomic_fetch_add(&vkl_trim.acquired_n, 1);
+		else if (!acquired && (o->trim->acquired & bit))
+			atomic_fetch_sub(&vkl_trim.acquired_n, 1);
 		if (acquired)
-			o->trim->acquired |= 1ull << index;
+			o->trim->acquired |= bit;
 		else
-			o->trim->acquired &= ~(1ull << index);
+			o->trim->acquired &= ~bit;
 	}
 	vkl_objects_unlock(lk);
 }

@@ -21,14 +21,20 @@
  * "late frame K recorded" and waits for FILE to exist before presenting
  * frame K (the capture-key test presses the key there).
  *
+ * --raise A[,B] sends the program SIGUSR1 in frame A (and B) after the
+ * frame's submit, then submits nothing (an empty vkQueueSubmit: a submit
+ * boundary inside the frame, with its image acquired and drawn) before
+ * the present: the signal trigger's window must not open there.
+ *
  * usage: vk_xwindow [--xlib] [--frames N] [--quit-file FILE] [--frame-hash-setting]
- *                   [--late K [--late-wait FILE]]
+ *                   [--late K [--late-wait FILE]] [--raise A[,B]]
  * Prints one line at exit: "frames N".
  */
 #define VK_USE_PLATFORM_XCB_KHR 1
 #define VK_USE_PLATFORM_XLIB_KHR 1
 
 #include <dlfcn.h>
+#include <signal.h>
 
 #include "tests/programs/vk_prog.h"
 
@@ -91,6 +97,7 @@ typedef struct vkw {
 	uint32_t late;         /* --late K: frame K records frame K+1's buffer; 0: none */
 	const char *late_wait; /* --late-wait FILE */
 	uint32_t late_idx;     /* the image frame K+1's buffer clears */
+	uint32_t raise_at[2];  /* --raise A[,B]; 0: none */
 } vkw;
 
 static void *vkw_sym(vkw *w, const char *name)
@@ -365,6 +372,10 @@ static void vkw_frame(vkw *w, uint32_t frame)
 	si.signalSemaphoreCount = 1;
 	si.pSignalSemaphores = &w->rendered[idx];
 	VKP_CHECK(&w->c, vkQueueSubmit(w->c.queue, 1, &si, w->done));
+	if (frame == w->raise_at[0] || frame == w->raise_at[1]) {
+		raise(SIGUSR1);
+		VKP_CHECK(&w->c, vkQueueSubmit(w->c.queue, 0, NULL, VK_NULL_HANDLE));
+	}
 	if (frame == w->late) {
 		VKP_CHECK(&w->c, vkWaitForFences(w->c.device, 1, &w->done, VK_TRUE, UINT64_MAX));
 		VKP_CHECK(&w->c, vkResetFences(w->c.device, 1, &w->done));
@@ -427,9 +438,17 @@ int main(int argc, char **argv)
 			                       UINT32_MAX - 1);
 		else if (strcmp(argv[i], "--late-wait") == 0)
 			w.late_wait = vkp_need_arg(w.c.prog, "--late-wait", argc, argv, &i);
-		else {
+		else if (strcmp(argv[i], "--raise") == 0) {
+			const char *v = vkp_need_arg(w.c.prog, "--raise", argc, argv, &i);
+			char end;
+			int got = sscanf(v, "%u,%u%c", &w.raise_at[0], &w.raise_at[1], &end);
+			if ((got != 1 && got != 2) || !w.raise_at[0]) {
+				fprintf(stderr, "vk_xwindow: --raise '%s' is not A[,B] (frames from 1)\n", v);
+				return 2;
+			}
+		} else {
 			fprintf(stderr, "usage: vk_xwindow [--xlib] [--frames N] [--quit-file FILE] "
-			        "[--frame-hash-setting] [--late K [--late-wait FILE]]\n");
+			        "[--frame-hash-setting] [--late K [--late-wait FILE]] [--raise A[,B]]\n");
 			return 2;
 		}
 	}

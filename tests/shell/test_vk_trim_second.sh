@@ -43,6 +43,10 @@
 #     time held until the window opened, however slow the presents): the
 #     same two lines, two window files, each replaying offscreen under
 #     validation with its 3 frames' hashes matched.
+#  5. On the same Xvfb, tscapture --signal of vk_xwindow --raise 10,20
+#     (SIGUSR1 between frame 10's submit and its present, then an empty
+#     submit): the window waits for frame 10's end, said by the layer, and
+#     replays frames 11-19 with their hashes matched.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -227,4 +231,26 @@ for W in "$T"/key/app-frames-*.sbt; do
 	grep -q 'checkpoints: 3 compared, 3 matched, 0 differ' "$T/key.replay" ||
 		fail "${W##*/} replay: $(grep 'checkpoints:' "$T/key.replay") (want its 3 frame hashes matched)"
 done
+
+# ---- 5: a SIGUSR1 between a frame's submit and its present -------------------------
+# vk_xwindow --raise 10,20 sends itself SIGUSR1 after frame 10's submit,
+# then submits nothing before the present: the next boundary is that empty
+# submit's begin, with frame 10's image acquired and cleared.  The window
+# waits for the frame end (the layer says why) and replays with every
+# frame's hash matched; opened at the empty submit (as before), its first
+# present showed, in the replay, an image cleared before the window, black.
+TRACESMITH_FRAME_HASH=1 TRACESMITH_LOG=info vk_env_run "$T/mid.log" "$VK_ENV_BUILD/tscapture" \
+	-o "$T/mid.sbt" --signal -- "$XW" --frames 30 --raise 10,20 ||
+	fail "mid: tscapture --signal of vk_xwindow --raise 10,20"
+grep -q 'the capture window opens at a later frame end, not here: a swapchain image is acquired' \
+	"$T/mid.log" || fail "mid: the layer did not hold the window for the acquired image"
+(
+	unset DISPLAY
+	VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/mid.replay" \
+		"$VK_ENV_BUILD/tsreplay" --offscreen "$T/mid-window-1.sbt"
+) || fail "mid: tsreplay of mid-window-1.sbt"
+grep -q 'frames 11-19 replayed' "$T/mid.replay" ||
+	fail "mid: $(grep 'replayed (' "$T/mid.replay") (want frames 11-19: opened at frame 10's end)"
+grep -q 'checkpoints: 9 compared, 9 matched, 0 differ' "$T/mid.replay" ||
+	fail "mid replay: $(grep 'checkpoints:' "$T/mid.replay") (want its 9 frame hashes matched)"
 echo "test_vk_trim_second: ok"
