@@ -2845,7 +2845,9 @@ typedef struct vkl_snap_check {
 	VkObjectType bad_type;
 	uint64_t bad;
 	sbt_vk_arena *tmpl_arena; /* a template's creation, decoded (made on demand) */
-	uint64_t order;           /* the order of the call checked (vkl_snap_template) */
+	/* the order of the call checked: what it names was created at or
+	 * before it (vkl_snap_alive; 0: not known) */
+	uint64_t order;
 } vkl_snap_check;
 
 /* The types every creation of which the table holds. */
@@ -2880,13 +2882,31 @@ static int vkl_snap_tracked_type(VkObjectType t)
 	}
 }
 
+/* Whether object h, as the call checked (ck->order) named it, is live: a
+ * live object with that handle created at or before the call.  One created
+ * after it is another object that got a destroyed one's handle: lavapipe's
+ * handles and the NVIDIA driver's are addresses, which a destroy frees for
+ * the next creation (the validation layer's are numbers it never reuses,
+ * so the tests under it never saw this; vk_trim_churn --template without
+ * it wrote an update naming a destroyed buffer, whose handle a later
+ * buffer had, and the replay stopped at it). */
+static int vkl_snap_alive(const vkl_snap_check *ck, VkObjectType type, uint64_t h)
+{
+	void *lk;
+	vkl_object *o = vkl_objects_lock(type, h, &lk);
+	int alive = o != NULL;
+	if (o && o->trim && o->trim->nrecs && ck->order && o->trim->recs[0].r->order > ck->order)
+		alive = 0;
+	vkl_objects_unlock(lk);
+	return alive;
+}
+
 static sbt_vk_status vkl_snap_map(void *ctx, VkObjectType type, uint64_t h, uint64_t *live_out)
 {
 	vkl_snap_check *ck = ctx;
-	vkl_object o;
 	size_t i;
 	*live_out = h;
-	if (!h || !vkl_snap_tracked_type(type) || vkl_objects_find(type, h, &o))
+	if (!h || !vkl_snap_tracked_type(type) || vkl_snap_alive(ck, type, h))
 		return SBT_VK_OK;
 	for (i = 0; i < ck->nzombies; i++)
 		if (ck->zombies[i]->handle == h && ck->zombies[i]->otype == type)
@@ -2899,7 +2919,7 @@ static sbt_vk_status vkl_snap_map(void *ctx, VkObjectType type, uint64_t h, uint
 /* The creation of descriptor update template t, kept by the live template
  * or recreated for others, decoded into ck->tmpl_arena; NULL when neither
  * is known.  A live template created after the call checked (ck->order)
- * is another one with the same handle (a driver reusing it): not its. */
+ * is another one with the same handle (vkl_snap_alive): not its. */
 static const VkDescriptorUpdateTemplateCreateInfo *vkl_snap_template(vkl_snap_check *ck,
                                                                      uint64_t t)
 {
@@ -2914,7 +2934,7 @@ static const VkDescriptorUpdateTemplateCreateInfo *vkl_snap_template(vkl_snap_ch
 	o = vkl_objects_lock(VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, t, &lk);
 	if (o && o->trim && o->trim->nrecs &&
 	    (o->trim->recs[0].r->type == c1 || o->trim->recs[0].r->type == c2) &&
-	    o->trim->recs[0].r->order < ck->order)
+	    (!ck->order || o->trim->recs[0].r->order <= ck->order))
 		r = vkl_trim_rec_ref(o->trim->recs[0].r);
 	vkl_objects_unlock(lk);
 	for (i = 0; !r && i < ck->nzombies; i++)
@@ -3128,6 +3148,96 @@ static int vkl_snap_cb_cmp(const void *a, const void *b)
 	return x->cb < y->cb ? -1 : x->cb > y->cb;
 }
 
+/* The command buffers' items, sorted by handle (*n of them; NULL when none,
+ * or out of memory with *n set). */
+static vkl_snap_item **vkl_snap_cb_index(vkl_snap *s, size_t *n)
+{
+	vkl_snap_item **cbs;
+	size_t i, k = 0;
+	*n = 0;
+	for (i = 0; i < s->nitems; i++)
+		*n += !s->items[i].rec;
+	cbs = *n ? malloc(*n * sizeof(*cbs)) : NULL;
+	for (i = 0; cbs && i < s->nitems; i++)
+		if (!s->items[i].rec)
+			cbs[k++] = &s->items[i];
+	if (cbs)
+		qsort(cbs, *n, sizeof(*cbs), vkl_snap_cb_cmp);
+	return cbs;
+}
+
+/* The latest kept call of descriptor set `set` (its allocation or an
+ * update): 0 when none. */
+static uint64_t vkl_snap_set_order(uint64_t set)
+{
+	void *lk;
+	uint64_t m = 0;
+	uint32_t i;
+	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_DESCRIPTOR_SET, set, &lk);
+	for (i = 0; o && o->trim && i < o->trim->nrecs; i++)
+		if (o->trim->recs[i].r->order > m)
+			m = o->trim->recs[i].r->order;
+	vkl_objects_unlock(lk);
+	return m;
+}
+
+/* A command buffer's calls are written after the kept calls of the
+ * descriptor sets they bind.  A set updated after a recording bound it
+ * keeps only the later update (vkl_trim_update_sig), so written at its
+ * place the recording would bind a set the replay has not updated yet:
+ * the validation layer reports VUID-vkCmdDispatch-None-02699 ("never been
+ * updated") at the replay's record (vk_trim_churn trimmed at a round
+ * whose set was updated after the submit before recorded it).  Such a
+ * recording is invalid for the application until recorded again, unless
+ * the set's bindings are update-after-bind; either way recording it after
+ * the update is what a valid resubmission would use.  And a primary's
+ * calls after those of the secondaries they execute (moved so). */
+static void vkl_snap_cb_keys(vkl_snap_check *ck, vkl_snap *s)
+{
+	const uint32_t bind = SBT_VK_CMD_TYPE(SBT_VK_CMD_vkCmdBindDescriptorSets);
+	vkl_snap_item **cbs;
+	size_t i, ncbs, at;
+	uint32_t hdr[2], j, k;
+	if (!ck->arena)
+		return;
+	for (i = 0; i < s->nitems; i++) {
+		vkl_snap_item *it = &s->items[i];
+		uint64_t m = 0;
+		if (it->rec || !vkl_snap_cb_encode(ck, it))
+			continue;
+		for (at = 0; at + 8 <= it->cmds_len; at += 8 + (size_t)hdr[1]) {
+			sbt_vk_args_vkCmdBindDescriptorSets *a;
+			memcpy(hdr, it->cmds + at, 8);
+			if (at + 8 + hdr[1] > it->cmds_len)
+				break;
+			if (hdr[0] != bind)
+				continue;
+			sbt_vk_arena_reset(ck->arena);
+			a = sbt_vk_arena_alloc(ck->arena, sizeof(*a));
+			if (!a || sbt_vk_decode(SBT_VK_CMD_vkCmdBindDescriptorSets, it->cmds + at + 8,
+			                        hdr[1], ck->arena, a, NULL) != SBT_VK_OK)
+				continue;
+			for (j = 0; j < a->descriptorSetCount; j++) {
+				uint64_t o = vkl_snap_set_order((uint64_t)(uintptr_t)a->pDescriptorSets[j]);
+				if (o > m)
+					m = o;
+			}
+		}
+		if (m * 4 > it->key)
+			it->key = m * 4 + it->key % 4;
+	}
+	cbs = vkl_snap_cb_index(s, &ncbs);
+	for (i = 0; cbs && i < ncbs; i++)
+		for (k = 0; k < cbs[i]->nexecs; k++) {
+			vkl_snap_item key = { .cb = cbs[i]->execs[k].cb };
+			const vkl_snap_item *kp = &key;
+			vkl_snap_item *const *f = bsearch(&kp, cbs, ncbs, sizeof(*cbs), vkl_snap_cb_cmp);
+			if (f && (*f)->key / 4 * 4 + 2 > cbs[i]->key)
+				cbs[i]->key = (*f)->key / 4 * 4 + 2;
+		}
+	free(cbs);
+}
+
 /* A primary's calls may be written only when each secondary they execute
  * still holds the recording they executed, written whole before them (the
  * items' order).  Otherwise the specification makes the primary invalid:
@@ -3176,7 +3286,7 @@ static size_t vkl_snap_write_cb(vkl_snap_check *ck, vkl_snap_item *it)
 		memcpy(hdr, it->cmds + at, 8);
 		if (at + 8 + hdr[1] > it->cmds_len)
 			return 0;
-		ck->order = it->key / 4 + 1; /* after the last kept call before it */
+		ck->order = it->key / 4; /* the last kept call before it */
 		if (!vkl_snap_valid(ck, hdr[0], it->cmds + at + 8, hdr[1])) {
 			CAP_INFO("Vulkan snapshot: VkCommandBuffer 0x%llx is left out: its %s names "
 			         "object 0x%llx (type %d), destroyed since",
@@ -4172,6 +4282,27 @@ static void vkl_snap_destroy(const vkl_trim_rec *r)
 	}
 }
 
+/* The creation r is about to be written, and an object recreated for
+ * others holds its handle still (the driver gave a destroyed object's
+ * handle to a later one: vkl_snap_alive).  Every call naming the older
+ * came before r and is written already (the items' order), so it is
+ * destroyed now: in the replay one handle names one object at a time. */
+static void vkl_snap_retire_zombie(vkl_snap_check *ck, const vkl_trim_rec *r)
+{
+	size_t i;
+	for (i = 0; i < ck->nzombies; i++)
+		if (ck->zombies[i]->handle == r->handle && ck->zombies[i]->otype == r->otype) {
+			CAP_INFO("Vulkan snapshot: object 0x%llx (type %d), recreated for others, is "
+			         "destroyed before a later object with its handle is created",
+			         (unsigned long long)r->handle, (int)r->otype);
+			vkl_snap_destroy(ck->zombies[i]);
+			memmove(&ck->zombies[i], &ck->zombies[i + 1],
+			        (ck->nzombies - i - 1) * sizeof(*ck->zombies));
+			ck->nzombies--;
+			return;
+		}
+}
+
 /* A live object whose creation the snapshot leaves out: its destroy in
  * the window is not recorded either.  1 when newly marked. */
 static int vkl_snap_left_out(const vkl_snap_item *it)
@@ -4197,7 +4328,7 @@ static void vkl_trim_snapshot(void)
 	vkl_snap s;
 	vkl_snap_check ck;
 	size_t i, n, nw = 0, ncmds = 0, nrec, nlayouts = 0, ncopied = 0, nleft = 0, nqresults = 0;
-	size_t ncbs = 0;
+	size_t ncbs;
 	vkl_snap_item **cbs;
 	int ok = 1;
 	uint64_t next_handle = VKL_TRIM_HANDLE_BASE + 1, mem_bytes = 0, unkept;
@@ -4245,20 +4376,14 @@ static void vkl_trim_snapshot(void)
 	for (i = 0; i < s.nqueries; i++)
 		if (s.queries[i].type != VK_QUERY_TYPE_TIMESTAMP)
 			nqresults += vkl_snap_query_read(&s.queries[i]) == 0;
+	if (sbt_vk_arena_create(0, &ck.arena) != SBT_VK_OK)
+		ck.arena = NULL; /* nothing is checked */
+	vkl_snap_cb_keys(&ck, &s);
 	qsort(s.items, s.nitems, sizeof(*s.items), vkl_snap_item_cmp);
-	for (i = 0; i < s.nitems; i++)
-		ncbs += !s.items[i].rec;
-	cbs = ncbs ? malloc(ncbs * sizeof(*cbs)) : NULL;
+	cbs = vkl_snap_cb_index(&s, &ncbs);
 	if (ncbs && !cbs)
 		CAP_ERROR("Vulkan snapshot: out of memory: command buffers that execute secondary "
 		          "ones are left out");
-	for (i = 0, n = 0; cbs && i < s.nitems; i++)
-		if (!s.items[i].rec)
-			cbs[n++] = &s.items[i];
-	if (cbs)
-		qsort(cbs, ncbs, sizeof(*cbs), vkl_snap_cb_cmp);
-	if (sbt_vk_arena_create(0, &ck.arena) != SBT_VK_OK)
-		ck.arena = NULL; /* nothing is checked */
 	for (i = 0; i < s.nitems; i++) {
 		vkl_snap_item *it = &s.items[i];
 		const uint8_t *p;
@@ -4293,6 +4418,9 @@ static void vkl_trim_snapshot(void)
 				nleft += vkl_snap_left_out(it);
 			continue;
 		}
+		if (it->rec->handle &&
+		    vkl_trim.cls[it->rec->type - SBT_VK_TYPE_BASE] == VKL_TC_CREATE)
+			vkl_snap_retire_zombie(&ck, it->rec);
 		cap_record(it->rec->type, 0, p, len);
 		nw++;
 		if (it->rec->type == SBT_VK_CMD_TYPE(SBT_VK_CMD_vkCreateQueryPool)) {

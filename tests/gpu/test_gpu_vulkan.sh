@@ -6,7 +6,9 @@
 # --submits 4-7 with device-local images (the snapshot's staging copies run
 # for real, TRACESMITH_VK_SNAPSHOT_STAGING unset) replays with every
 # checkpoint equal; each prints the memory tracker the layer chose
-# (vulkan.memory_tracker); vk_compute's replay is profiled with timestamp
+# (vulkan.memory_tracker); vk_trim_churn --frame-secondaries and --template
+# trimmed to --submits 7-10 each leave out one command buffer or call and
+# replay with every checkpoint equal; vk_compute's replay is profiled with timestamp
 # queries (--profile).  vk_race on two real queues: the emulator's race
 # across them, sampled orders.  The Khronos validation layer runs only
 # where GPU_VK_VALIDATION names a folder with it (the GPU machines lack
@@ -92,6 +94,29 @@ trim_layouts() {
 	echo "trim_layouts: $(grep -h 'checkpoints:' "$T/tl.replay.out" "$T/tl.replay.err" | tail -n 1)${GPU_VK_VALIDATION:+, clean under validation}"
 }
 gpu_part trim_layouts trim_layouts
+
+# Trimmed windows whose snapshots decide what to leave out by handle
+# (vk_trim_churn --frame-secondaries, --template; test_vk_trim.sh on
+# lavapipe): on this driver handles are addresses a destroy frees for the
+# next creation, where lavapipe numbers them and never reuses one.  Each
+# window leaves out exactly one command buffer or call and replays with
+# every checkpoint equal.
+trim_churn() {
+	for opt in frame-secondaries template; do
+		expect_rc 0 "tc$opt.capture" env TRACESMITH_LOG=info "$BUILD/tscapture" --submits 7-10 \
+			-o "$T/tc$opt.sbt" -- "$P/vk_trim_churn" --rounds 12 "--$opt"
+		S=$T/tc$opt-submits-7-10.sbt
+		[ -s "$S" ] || fail "trim_churn --$opt: no window trace: $(ls "$T")"
+		n=$(grep -h -c 'is left out' "$T/tc$opt.capture.err" || :)
+		[ "$n" = 1 ] ||
+			fail "trim_churn --$opt: $n calls or command buffers left out, expected 1: $(grep -h 'left out' "$T/tc$opt.capture.err" | head -n 3)"
+		expect_rc 0 "tc$opt.replay" "$BUILD/tsreplay" "$S"
+		grep -q ' 0 differ' "$T/tc$opt.replay.out" "$T/tc$opt.replay.err" ||
+			fail "trim_churn --$opt: replay: $(cat "$T/tc$opt.replay.out" "$T/tc$opt.replay.err" | tail -n 3)"
+		echo "trim_churn --$opt: $(grep -h 'checkpoints:' "$T/tc$opt.replay.out" "$T/tc$opt.replay.err" | tail -n 1)"
+	done
+}
+gpu_part trim_churn trim_churn
 
 # Two real queues (the NVIDIA driver's first family has several; lavapipe
 # one, where test_vk_sched.sh rewrites traces with vk_requeue instead):

@@ -102,7 +102,8 @@
  * With --template: the churning set is updated through a descriptor
  * update template (vkUpdateDescriptorSetWithTemplate) each round, and a
  * third set is updated through it once, before the rounds, with an input
- * buffer destroyed right after (never used); the fixed set is written
+ * buffer destroyed right after (never used), and another input buffer
+ * made right after that lives to the end; the fixed set is written
  * through a second template, destroyed right after.  A snapshot keeps the
  * churning set's last update alone, leaves out the third set's, whose
  * data names a destroyed buffer, and recreates the second template for
@@ -575,7 +576,7 @@ int main(int argc, char **argv)
 {
 	uint32_t rounds = 12, size = 1024, r, i;
 	vkp_ctx c;
-	vkp_buffer params, fixed_in, in[2], work, readback;
+	vkp_buffer params, fixed_in, in[2], work, readback, keep = { 0 };
 	VkDescriptorPoolSize psizes[2] = { { VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 3 },
 		                               { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 6 } };
 	VkDescriptorPoolCreateInfo dpci = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
@@ -738,6 +739,9 @@ int main(int argc, char **argv)
 		vkt_inputs(&c, &gone, size, 0);
 		vkt_set_write_template(&c, tmpl, sets[2], &params, &gone, &work);
 		vkp_buffer_destroy(&c, &gone);
+		/* made right after: a driver whose handles are addresses gives it
+		 * the destroyed buffer's (lavapipe, with glibc's allocator) */
+		vkt_inputs(&c, &keep, size, 0);
 	}
 
 	plci.setLayoutCount = 1;
@@ -1234,8 +1238,10 @@ int main(int argc, char **argv)
 	}
 	if (frame_secondaries)
 		vkp_buffer_destroy(&c, &fs.read);
-	if (tmpl)
+	if (tmpl) {
 		vkDestroyDescriptorUpdateTemplate(c.device, tmpl, NULL);
+		vkp_buffer_destroy(&c, &keep);
+	}
 	if (occ_pool) {
 		vkDestroyQueryPool(c.device, occ_pool, NULL);
 		vkp_buffer_destroy(&c, &occ_read);
