@@ -2876,6 +2876,7 @@ static int vkl_snap_tracked_type(VkObjectType t)
 	case VK_OBJECT_TYPE_SEMAPHORE:
 	case VK_OBJECT_TYPE_SWAPCHAIN_KHR:
 	case VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE:
+	case VK_OBJECT_TYPE_PIPELINE_CACHE:
 		return 1;
 	default:
 		return 0;
@@ -3049,7 +3050,6 @@ static void vkl_snap_swapchain_unretire(vkl_snap_check *ck, const uint8_t **p, s
 {
 	sbt_vk_args_vkCreateSwapchainKHR *a;
 	VkSwapchainCreateInfoKHR *ci;
-	vkl_object o;
 	uint64_t old;
 	if (!ck->arena)
 		return;
@@ -3061,7 +3061,7 @@ static void vkl_snap_swapchain_unretire(vkl_snap_check *ck, const uint8_t **p, s
 		return;
 	ci = (VkSwapchainCreateInfoKHR *)a->pCreateInfo; /* the arena's copy */
 	old = (uint64_t)(uintptr_t)ci->oldSwapchain;
-	if (!old || vkl_objects_find(VK_OBJECT_TYPE_SWAPCHAIN_KHR, old, &o))
+	if (!old || vkl_snap_alive(ck, VK_OBJECT_TYPE_SWAPCHAIN_KHR, old))
 		return;
 	ci->oldSwapchain = VK_NULL_HANDLE;
 	ck->enc.len = 0;
@@ -3073,6 +3073,44 @@ static void vkl_snap_swapchain_unretire(vkl_snap_check *ck, const uint8_t **p, s
 	CAP_INFO("Vulkan snapshot: VkSwapchainKHR 0x%llx is created without its oldSwapchain "
 	         "0x%llx, destroyed since", (unsigned long long)(uintptr_t)*a->pSwapchain,
 	         (unsigned long long)old);
+}
+
+/* A pipeline created through a pipeline cache destroyed since (libplacebo
+ * makes a cache for each pipeline, reads its data and destroys it): the
+ * creation is written without it (a pipeline may always be created
+ * without one, and the cache changes nothing of the pipeline); before,
+ * the replay of mpv's window (--vo=gpu) stopped at the unknown cache.
+ * *p and *len are replaced by the re-encoded call (in ck->enc, valid until
+ * its next use).  ck->order is the call's. */
+static void vkl_snap_pipeline_uncache(vkl_snap_check *ck, uint32_t type, const uint8_t **p,
+                                      size_t *len)
+{
+	enum sbt_vk_cmd cmd = (enum sbt_vk_cmd)(type - SBT_VK_TYPE_BASE);
+	VkPipelineCache *cache;
+	void *a;
+	uint64_t c;
+	if (!ck->arena || (cmd != SBT_VK_CMD_vkCreateGraphicsPipelines &&
+	                   cmd != SBT_VK_CMD_vkCreateComputePipelines))
+		return;
+	sbt_vk_arena_reset(ck->arena);
+	a = sbt_vk_arena_alloc(ck->arena, sbt_vk_args_size(cmd));
+	if (!a || sbt_vk_decode(cmd, *p, *len, ck->arena, a, NULL) != SBT_VK_OK)
+		return;
+	cache = cmd == SBT_VK_CMD_vkCreateGraphicsPipelines
+		        ? &((sbt_vk_args_vkCreateGraphicsPipelines *)a)->pipelineCache
+		        : &((sbt_vk_args_vkCreateComputePipelines *)a)->pipelineCache;
+	c = (uint64_t)(uintptr_t)*cache;
+	if (!c || vkl_snap_alive(ck, VK_OBJECT_TYPE_PIPELINE_CACHE, c))
+		return;
+	*cache = VK_NULL_HANDLE;
+	ck->enc.len = 0;
+	ck->enc.template_data_len = 0;
+	if (sbt_vk_encode(&ck->enc, cmd, a) != SBT_VK_OK)
+		return;
+	*p = ck->enc.data;
+	*len = ck->enc.len;
+	CAP_INFO("Vulkan snapshot: a %s is written without its pipelineCache 0x%llx, destroyed "
+	         "since", sbt_vk_cmd_name(cmd), (unsigned long long)c);
 }
 
 static const char *vkl_snap_type_name(uint32_t type)
@@ -4406,9 +4444,10 @@ static void vkl_trim_snapshot(void)
 		}
 		p = it->rec->data;
 		len = it->rec->len;
+		ck.order = it->rec->order;
 		if (it->rec->type == SBT_VK_CMD_TYPE(SBT_VK_CMD_vkCreateSwapchainKHR))
 			vkl_snap_swapchain_unretire(&ck, &p, &len);
-		ck.order = it->rec->order;
+		vkl_snap_pipeline_uncache(&ck, it->rec->type, &p, &len);
 		ok = vkl_snap_valid(&ck, it->rec->type, p, len);
 		if (!ok) {
 			CAP_INFO("Vulkan snapshot: a %s is left out: it names object 0x%llx (type %d), "

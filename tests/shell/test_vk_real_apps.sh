@@ -25,6 +25,9 @@
 #   Then its submits 50-80 under tscapture: the window replays with every
 #   checkpoint matched (its snapshot wrote template updates naming image
 #   views destroyed since, and the replay stopped at one).
+# - mpv --vo=gpu under tscapture --frames 15-45: the window replays with
+#   every checkpoint (its snapshot wrote pipeline creations naming pipeline
+#   caches destroyed since, and the replay stopped at one).
 # - vulkaninfo (every query, with surfaces of each platform) under
 #   VK_INSTANCE_LAYERS: its replay answers the surface queries from the
 #   capture, never passing the replay's stand-in surfaces to the driver
@@ -175,6 +178,34 @@ m=$(grep -c ' checkpoint ' "$T/ffw.dump" || :)
 grep -q "checkpoints: $m compared, $m matched, 0 differ" "$T/ffw_replay.log" ||
 	fail "ffmpeg's window replay: $(grep 'checkpoints:' "$T/ffw_replay.log") ($m in the trace)"
 echo "ok: ffmpeg, submits 50-80, $m checkpoints matched"
+
+# ---- mpv --vo=gpu, a window of frames 15-45 ---------------------------------
+# libplacebo's older renderer makes a pipeline cache for each pipeline,
+# reads its data and destroys it: the snapshot wrote the kept pipeline
+# creations naming those caches, and the replay stopped at the first
+# ("unknown VkPipelineCache").  Now they are written without the cache
+# (said at TRACESMITH_LOG=info), and the window replays with every
+# checkpoint and frame hash matched.
+export VK_LAYER_MESSAGE_ID_FILTER=VUID-vkDestroySemaphore-semaphore-01137
+vk_env_layers_validation
+TRACESMITH_FRAME_HASH=1 TRACESMITH_LOG=info vk_env_run "$T/mpw.log" "$BUILD/tscapture" \
+	-o "$T/mpw.sbt" --frames 15-45 -- mpv --no-config --vulkan-device="$DEV" --vo=gpu \
+	--gpu-api=vulkan --gpu-context=x11vk --frames=60 --ao=null \
+	'av://lavfi:testsrc2=size=320x240:rate=30' || fail "tscapture --frames 15-45 of mpv --vo=gpu"
+grep -q 'vkCreateGraphicsPipelines is written without its pipelineCache' "$T/mpw.log" ||
+	fail "mpv --vo=gpu's snapshot rewrote no pipeline creation: the test no longer covers it"
+W="$T/mpw-frames-15-45.sbt"
+"$BUILD/tsinfo" --dump "$W" >"$T/mpw.dump" || fail "tsinfo cannot read mpv's window"
+vk_env_layers_none
+vk_env_run "$T/mpw_replay.log" "$BUILD/tsreplay" --validate "$W" ||
+	fail "tsreplay --validate of mpv --vo=gpu's window"
+m=$(grep -c ' checkpoint ' "$T/mpw.dump" || :)
+grep -q "checkpoints: $m compared, $m matched, 0 differ" "$T/mpw_replay.log" ||
+	fail "mpv --vo=gpu's window replay: $(grep 'checkpoints:' "$T/mpw_replay.log") ($m in the trace)"
+grep -q 'frames 15-45 replayed' "$T/mpw_replay.log" ||
+	fail "mpv --vo=gpu's window replay: $(grep 'replayed (' "$T/mpw_replay.log")"
+unset VK_LAYER_MESSAGE_ID_FILTER
+echo "ok: mpv --vo=gpu, frames 15-45, $m checkpoints matched"
 
 # ---- vulkaninfo --------------------------------------------------------------
 vk_env_layers_ours
