@@ -76,6 +76,17 @@ vk_env_xvfb_start
 HOME=$T
 export HOME
 
+# replay_matched SBT DUMP LOG WHAT: tsreplay --validate SBT (no explicit
+# layer: it loads the validation layer itself, not ours) matches every
+# checkpoint DUMP (SBT's tsinfo --dump) holds; m: how many.
+replay_matched() {
+	vk_env_layers_none
+	vk_env_run "$3" "$BUILD/tsreplay" --validate "$1" || fail "tsreplay --validate of $4"
+	m=$(grep -c ' checkpoint ' "$2" || :)
+	grep -q "checkpoints: $m compared, $m matched, 0 differ" "$3" ||
+		fail "$4, replayed: $(grep 'checkpoints:' "$3") ($m in the trace)"
+}
+
 # ---- mpv --------------------------------------------------------------------
 export VK_LAYER_MESSAGE_ID_FILTER=VUID-vkDestroySemaphore-semaphore-01137
 DEV=$(vulkaninfo --summary 2>/dev/null | sed -n 's/^[[:space:]]*deviceName[[:space:]]*= //p' | head -n 1)
@@ -107,12 +118,7 @@ while read -r m; do
 done <"$T/imported"
 frames=$(grep -c '^seq=[0-9]* [^ ]* [^ ]* frame ' "$T/mpv.dump" || :)
 [ "$frames" -ge 25 ] || fail "mpv's trace has $frames frames, expected about 30"
-vk_env_layers_none # tsreplay --validate loads the validation layer itself; not ours
-vk_env_run "$T/mpv_replay.log" "$BUILD/tsreplay" --validate "$T/mpv.sbt" ||
-	fail "tsreplay --validate of mpv's trace"
-m=$(grep -c ' checkpoint ' "$T/mpv.dump" || :)
-grep -q "checkpoints: $m compared, $m matched, 0 differ" "$T/mpv_replay.log" ||
-	fail "mpv's replay: $(grep 'checkpoints:' "$T/mpv_replay.log") ($m in the trace)"
+replay_matched "$T/mpv.sbt" "$T/mpv.dump" "$T/mpv_replay.log" "mpv's trace"
 echo "ok: mpv, $frames frames, $m checkpoints matched"
 
 # ---- ffmpeg -----------------------------------------------------------------
@@ -139,12 +145,7 @@ for k in uffd guard; do
 	grep -q 'vulkan.vkCmdCopyImageToBuffer .*dstBuffer' "$T/ff_$k.dump" &&
 		grep -q 'VkImportMemoryHostPointerInfoEXT' "$T/ff_$k.dump" ||
 		fail "$k: ffmpeg no longer downloads into imported memory: the test no longer covers it"
-	vk_env_layers_none
-	vk_env_run "$T/ff_${k}_replay.log" "$BUILD/tsreplay" --validate "$T/ff_$k.sbt" ||
-		fail "$k: tsreplay --validate of ffmpeg's trace"
-	m=$(grep -c ' checkpoint ' "$T/ff_$k.dump" || :)
-	grep -q "checkpoints: $m compared, $m matched, 0 differ" "$T/ff_${k}_replay.log" ||
-		fail "$k: ffmpeg's replay: $(grep 'checkpoints:' "$T/ff_${k}_replay.log") ($m in the trace)"
+	replay_matched "$T/ff_$k.sbt" "$T/ff_$k.dump" "$T/ff_${k}_replay.log" "$k: ffmpeg's trace"
 	echo "ok: ffmpeg under $k, output equal, $m checkpoints matched"
 done
 # its submits 50-80 (tscapture, the validation layer below ours): ffmpeg
@@ -171,12 +172,7 @@ W="$T/ffw-submits-50-80.sbt"
 "$BUILD/tsinfo" --dump "$W" >"$T/ffw.dump" || fail "tsinfo cannot read ffmpeg's window"
 grep -q 'vulkan.vkUpdateDescriptorSetWithTemplate ' "$T/ffw.dump" ||
 	fail "ffmpeg's window updates no set through a template: the test no longer covers it"
-vk_env_layers_none
-vk_env_run "$T/ffw_replay.log" "$BUILD/tsreplay" --validate "$W" ||
-	fail "tsreplay --validate of ffmpeg's window"
-m=$(grep -c ' checkpoint ' "$T/ffw.dump" || :)
-grep -q "checkpoints: $m compared, $m matched, 0 differ" "$T/ffw_replay.log" ||
-	fail "ffmpeg's window replay: $(grep 'checkpoints:' "$T/ffw_replay.log") ($m in the trace)"
+replay_matched "$W" "$T/ffw.dump" "$T/ffw_replay.log" "ffmpeg's window"
 echo "ok: ffmpeg, submits 50-80, $m checkpoints matched"
 
 # ---- mpv --vo=gpu, a window of frames 15-45 ---------------------------------
@@ -196,12 +192,7 @@ grep -q 'vkCreateGraphicsPipelines is written without its pipelineCache' "$T/mpw
 	fail "mpv --vo=gpu's snapshot rewrote no pipeline creation: the test no longer covers it"
 W="$T/mpw-frames-15-45.sbt"
 "$BUILD/tsinfo" --dump "$W" >"$T/mpw.dump" || fail "tsinfo cannot read mpv's window"
-vk_env_layers_none
-vk_env_run "$T/mpw_replay.log" "$BUILD/tsreplay" --validate "$W" ||
-	fail "tsreplay --validate of mpv --vo=gpu's window"
-m=$(grep -c ' checkpoint ' "$T/mpw.dump" || :)
-grep -q "checkpoints: $m compared, $m matched, 0 differ" "$T/mpw_replay.log" ||
-	fail "mpv --vo=gpu's window replay: $(grep 'checkpoints:' "$T/mpw_replay.log") ($m in the trace)"
+replay_matched "$W" "$T/mpw.dump" "$T/mpw_replay.log" "mpv --vo=gpu's window"
 grep -q 'frames 15-45 replayed' "$T/mpw_replay.log" ||
 	fail "mpv --vo=gpu's window replay: $(grep 'replayed (' "$T/mpw_replay.log")"
 unset VK_LAYER_MESSAGE_ID_FILTER
@@ -371,10 +362,5 @@ TRACESMITH_FRAME_HASH=1 TRACESMITH_OUTPUT="$T/qt.sbt" qt_run "$T/qt.log" ||
 "$BUILD/tsinfo" --dump "$T/qt.sbt" >"$T/qt.dump" || fail "tsinfo cannot read the Qt Quick trace"
 frames=$(grep -c '^seq=[0-9]* [^ ]* [^ ]* frame ' "$T/qt.dump" || :)
 [ "$frames" -ge 20 ] || fail "the Qt Quick trace has $frames frames, expected more than 20 in 3 s"
-vk_env_layers_none
-vk_env_run "$T/qt_replay.log" "$BUILD/tsreplay" --validate "$T/qt.sbt" ||
-	fail "tsreplay --validate of the Qt Quick trace"
-m=$(grep -c ' checkpoint ' "$T/qt.dump" || :)
-grep -q "checkpoints: $m compared, $m matched, 0 differ" "$T/qt_replay.log" ||
-	fail "the Qt Quick replay: $(grep 'checkpoints:' "$T/qt_replay.log") ($m in the trace)"
+replay_matched "$T/qt.sbt" "$T/qt.dump" "$T/qt_replay.log" "the Qt Quick trace"
 echo "ok: Qt Quick, $frames frames, $m checkpoints matched"

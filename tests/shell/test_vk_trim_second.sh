@@ -220,12 +220,16 @@ grep -q 'is submitted in the window' "$T/key.log" &&
 	fail "key: a recording was submitted without its calls: $(grep -m1 'is submitted in' "$T/key.log")"
 cheap_again key
 [ "$(ls "$T/key" | wc -l)" -eq 2 ] || fail "key: window files $(ls "$T/key" | tr '\n' ' '), not two"
-for W in "$T"/key/app-frames-*.sbt; do
+# offscreen_replay LOG WINDOW: tsreplay --offscreen, with no display, under
+# the validation layer
+offscreen_replay() {
 	(
 		unset DISPLAY
-		VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/key.replay" \
-			"$VK_ENV_BUILD/tsreplay" --offscreen "$W"
-	) || fail "tsreplay of ${W##*/}"
+		VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$1" "$VK_ENV_BUILD/tsreplay" --offscreen "$2"
+	)
+}
+for W in "$T"/key/app-frames-*.sbt; do
+	offscreen_replay "$T/key.replay" "$W" || fail "tsreplay of ${W##*/}"
 	grep -q '3 frames presented' "$T/key.replay" ||
 		fail "${W##*/}: $(grep 'frames presented' "$T/key.replay")"
 	grep -q 'checkpoints: 3 compared, 3 matched, 0 differ' "$T/key.replay" ||
@@ -244,11 +248,7 @@ TRACESMITH_FRAME_HASH=1 TRACESMITH_LOG=info vk_env_run "$T/mid.log" "$VK_ENV_BUI
 	fail "mid: tscapture --signal of vk_xwindow --raise 10,20"
 grep -q 'the capture window opens at a later frame end, not here: a swapchain image is acquired' \
 	"$T/mid.log" || fail "mid: the layer did not hold the window for the acquired image"
-(
-	unset DISPLAY
-	VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/mid.replay" \
-		"$VK_ENV_BUILD/tsreplay" --offscreen "$T/mid-window-1.sbt"
-) || fail "mid: tsreplay of mid-window-1.sbt"
+offscreen_replay "$T/mid.replay" "$T/mid-window-1.sbt" || fail "mid: tsreplay of mid-window-1.sbt"
 grep -q 'frames 11-19 replayed' "$T/mid.replay" ||
 	fail "mid: $(grep 'replayed (' "$T/mid.replay") (want frames 11-19: opened at frame 10's end)"
 grep -q 'checkpoints: 9 compared, 9 matched, 0 differ' "$T/mid.replay" ||
