@@ -223,12 +223,20 @@ export VK_LAYER_DISABLES
 churn_left_one --template 7-10 \
 	'a vkUpdateDescriptorSetWithTemplate is left out: it names object 0x[0-9a-f]* (type 9), destroyed since'
 unset VK_LAYER_DISABLES
-grep -q 'recreated for others, is destroyed before a later object with its handle is created' \
-	"$T/cltemplate.log" || fail "--template, the driver's handles: no template handle was reused (the test no longer covers it)"
-h=$(sed -n 's/.*WithTemplate is left out: it names object 0x\([0-9a-f]*\) (type 9).*/\1/p' "$T/cltemplate.log")
-"$BUILD/tsinfo" --dump "$CL" | awk '/ snapshot_end( |$)/{exit} {print}' |
-	grep -Eq "vulkan.vkCreateBuffer .*pBuffer=0x0*$h( |$)" ||
-	fail "--template, the driver's handles: no later buffer has the destroyed buffer's handle 0x$h (the test no longer covers it)"
+# ASan's and TSan's allocators hold freed memory back, so lavapipe's
+# addresses come back only in a plain build: there the reuse is asserted
+# (the test covering it), under a sanitizer only the outcome above.
+if nm -D "$VK_ENV_BUILD/tsinfo" 2>/dev/null | grep -q ' __[at]san_init$'; then
+	echo "--template, the driver's handles: a sanitizer build; the reuse of handles is not asserted"
+else
+	grep -q 'recreated for others, is destroyed before a later object with its handle is created' \
+		"$T/cltemplate.log" ||
+		fail "--template, the driver's handles: no template handle was reused (the test no longer covers it)"
+	h=$(sed -n 's/.*WithTemplate is left out: it names object 0x\([0-9a-f]*\) (type 9).*/\1/p' "$T/cltemplate.log")
+	"$BUILD/tsinfo" --dump "$CL" | awk '/ snapshot_end( |$)/{exit} {print}' |
+		grep -Eq "vulkan.vkCreateBuffer .*pBuffer=0x0*$h( |$)" ||
+		fail "--template, the driver's handles: no later buffer has the destroyed buffer's handle 0x$h (the test no longer covers it)"
+fi
 
 # ---- a timeline semaphore counting the rounds: submits 6-9 -------------------
 # The window's first round waits from the host for the value round 5 left
