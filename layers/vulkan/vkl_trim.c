@@ -2447,12 +2447,14 @@ typedef struct vkl_snap_item {
 	uint8_t *cmds; /* owned copy */
 	size_t cmds_len;
 	uint64_t cb; /* whose calls they are */
-	/* their recording's number, the secondaries they execute (owned copy),
-	 * one of those not noted; written whole by the snapshot */
-	uint64_t rec_id;
+	/* the order before their last call (key may move them later:
+	 * vkl_snap_cb_keys), their recording's number, the secondaries they
+	 * execute (owned copy), one of those not noted; cmds holds no flat
+	 * call any more (vkl_snap_cb_encode); written whole by the snapshot */
+	uint64_t order, rec_id;
 	vkl_trim_exec *execs;
 	uint32_t nexecs;
-	uint8_t execs_lost, written;
+	uint8_t execs_lost, encoded, written;
 	/* the object that keeps rec, and whether rec is its creation */
 	VkObjectType otype;
 	uint64_t obj;
@@ -2649,8 +2651,10 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 			it->key = o->cmds_order * 4 + (o->secondary ? 1 : 2);
 			it->rec = NULL;
 			it->cb = o->handle;
+			it->order = o->cmds_order;
 			it->rec_id = o->rec_id;
 			it->execs_lost = o->execs_lost;
+			it->encoded = 0;
 			it->written = 0;
 			it->nexecs = 0;
 			it->execs = o->nexecs ? malloc(o->nexecs * sizeof(*it->execs)) : NULL;
@@ -3120,12 +3124,14 @@ static const char *vkl_snap_type_name(uint32_t type)
 }
 
 /* Encode the flat calls of a command buffer's entries in place (a new
- * buffer).  0 when out of memory or a call does not encode. */
+ * buffer), once.  0 when out of memory or a call does not encode. */
 static int vkl_snap_cb_encode(vkl_snap_check *ck, vkl_snap_item *it)
 {
 	sbt_vk_enc out;
 	size_t at, step;
 	uint32_t hdr[2];
+	if (it->encoded)
+		return 1;
 	sbt_vk_enc_init(&out);
 	for (at = 0; at + 8 <= it->cmds_len; at += 8 + step) {
 		const uint8_t *p;
@@ -3172,6 +3178,7 @@ static int vkl_snap_cb_encode(vkl_snap_check *ck, vkl_snap_item *it)
 	free(it->cmds);
 	it->cmds = out.data;
 	it->cmds_len = out.len;
+	it->encoded = 1;
 	return 1;
 
 out_fail:
@@ -3324,7 +3331,7 @@ static size_t vkl_snap_write_cb(vkl_snap_check *ck, vkl_snap_item *it)
 		memcpy(hdr, it->cmds + at, 8);
 		if (at + 8 + hdr[1] > it->cmds_len)
 			return 0;
-		ck->order = it->key / 4; /* the last kept call before it */
+		ck->order = it->order;
 		if (!vkl_snap_valid(ck, hdr[0], it->cmds + at + 8, hdr[1])) {
 			CAP_INFO("Vulkan snapshot: VkCommandBuffer 0x%llx is left out: its %s names "
 			         "object 0x%llx (type %d), destroyed since",
