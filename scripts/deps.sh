@@ -8,7 +8,9 @@
 # qml6-module-qtquick, qml6-module-qtqml-workerscript): real Vulkan
 # applications the tests capture and replay,
 # test_vk_real_apps.sh; mangohud and vkbasalt: implicit layers users run
-# beside ours, test_vk_layer_neighbours.sh.)
+# beside ours, test_vk_layer_neighbours.sh; librenderdoc and
+# python3-renderdoc: RenderDoc's layer and replay beside ours,
+# test_vk_renderdoc.sh.)
 # Idempotent: packages already present are left alone.  Run as root (or
 # with sudo available).
 set -eu
@@ -19,6 +21,7 @@ glslang-tools spirv-tools xvfb xauth x11-utils libxcb1-dev libx11-dev xdotool
 graphviz libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libpng-dev
 libwayland-dev libxrandr-dev mpv ffmpeg vkd3d-demos ddnet mangohud vkbasalt
 python3-pyqt6.qtquick qml6-module-qtquick qml6-module-qtqml-workerscript
+librenderdoc python3-renderdoc
 python3-pandas man-db
 hipcc libamdhip64-dev libelf-dev libmsgpack-dev
 libzstd-dev zlib1g-dev zstd clang-tools-19"

@@ -58,6 +58,12 @@ vk_env_init() {
 	# tests that run without a driver.  No effect on a normal build.
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 	export ASAN_OPTIONS
+	# The validation layer prints its messages on stdout only while the
+	# program has no debug messenger of its own, unless its debug action
+	# is set: a program that makes one (RenderDoc's replay, GStreamer)
+	# would otherwise hide every message from the VUID- check.
+	VK_KHRONOS_VALIDATION_DEBUG_ACTION=VK_DBG_LAYER_ACTION_LOG_MSG
+	export VK_KHRONOS_VALIDATION_DEBUG_ACTION
 	if [ "${VK_ENV_SYNC:-0}" = 1 ]; then
 		VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT
 		export VK_LAYER_ENABLES
