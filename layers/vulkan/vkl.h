@@ -775,8 +775,11 @@ void vkl_trim_discard(struct vkl_trim_obj *t);
  * (overrides.py LAYER_ADJUST): while tracking, with transfer usage added
  * where the driver allows it, so that a snapshot can copy the image (a
  * copy in this thread's storage, valid until its next vkCreateImage);
- * otherwise ci itself (borrowed). */
+ * otherwise ci itself (borrowed).  vkl_trim_swapchain_info: the same for
+ * vkCreateSwapchainKHR's images, where the surface allows both transfers. */
 const VkImageCreateInfo *vkl_trim_image_info(const vkl_device *d, const VkImageCreateInfo *ci);
+const VkSwapchainCreateInfoKHR *vkl_trim_swapchain_info(const vkl_device *d,
+                                                        const VkSwapchainCreateInfoKHR *ci);
 /* vkl_trim_emit_flat (declared above): vkl_emit_flat while tracking;
  * records when recording (vkl_record_flat), and appends the flat form to
  * the command buffer's kept calls. */

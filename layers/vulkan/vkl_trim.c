@@ -186,6 +186,7 @@ typedef struct vkl_trim_obj {
 	vkl_trim_exec *execs;
 	uint32_t nexecs, capexecs;
 	uint8_t execs_lost;
+	uint8_t sc_image; /* an image of a swapchain (the parent) */
 	vkl_trim_layout *tr;
 	uint32_t ntr, captr;
 	vkl_trim_qop *qops;
@@ -232,6 +233,8 @@ typedef struct vkl_trim_obj {
 	uint64_t acquired;
 	/* queues */
 	uint32_t family;
+	/* a swapchain's images (sc_image set): the index */
+	uint32_t sc_index;
 	/* query pools: type, size, which queries hold a result written by a
 	 * submitted command buffer and not reset since */
 	VkQueryType qtype;
@@ -666,32 +669,21 @@ static void vkl_trim_share(vkl_trim_obj *dst, VkObjectType type, uint64_t handle
 	vkl_objects_unlock(lk);
 }
 
-/* A field of another object's tracking state, read under its lock. */
-static uint64_t vkl_trim_device_of(VkObjectType type, uint64_t handle)
+/* A swapchain image's device, format, layers, extent and usages: its
+ * swapchain's tracking state, read under its lock. */
+static void vkl_trim_swapchain_image(vkl_trim_obj *im, uint64_t swapchain)
 {
 	void *lk;
-	vkl_object *o = vkl_objects_lock(type, handle, &lk);
-	uint64_t dev = o && o->trim ? o->trim->device : 0;
+	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_SWAPCHAIN_KHR, swapchain, &lk);
+	if (o && o->trim) {
+		im->device = o->trim->device;
+		im->format = o->trim->format;
+		im->layers = o->trim->layers;
+		im->extent = o->trim->extent;
+		im->usage = o->trim->usage;
+		im->app_usage = o->trim->app_usage;
+	}
 	vkl_objects_unlock(lk);
-	return dev;
-}
-
-static VkFormat vkl_trim_format_of(VkObjectType type, uint64_t handle)
-{
-	void *lk;
-	vkl_object *o = vkl_objects_lock(type, handle, &lk);
-	VkFormat f = o && o->trim ? o->trim->format : VK_FORMAT_UNDEFINED;
-	vkl_objects_unlock(lk);
-	return f;
-}
-
-static uint32_t vkl_trim_layers_of(VkObjectType type, uint64_t handle)
-{
-	void *lk;
-	vkl_object *o = vkl_objects_lock(type, handle, &lk);
-	uint32_t n = o && o->trim ? o->trim->layers : 0;
-	vkl_objects_unlock(lk);
-	return n;
 }
 
 /* The types whose creation is recreated for others that outlive them (and
@@ -750,6 +742,9 @@ static void vkl_trim_pass_attachment(vkl_trim_obj *o, uint32_t i, VkFormat forma
  * vkCreateImage), and the usage the application asked for. */
 static __thread VkImageCreateInfo vkl_trim_image_ci;
 static __thread VkImageUsageFlags vkl_trim_image_app_usage;
+/* The same for vkl_trim_swapchain_info. */
+static __thread VkSwapchainCreateInfoKHR vkl_trim_sc_ci;
+static __thread VkImageUsageFlags vkl_trim_sc_app_usage;
 
 /* One write (or template entry) in a descriptor update's signature. */
 #define VKL_TRIM_SIG_SEED 0x84222325cbf29ce4ull
@@ -810,17 +805,29 @@ static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 	}
 	case SBT_VK_CMD_vkCreateSwapchainKHR: {
 		const sbt_vk_args_vkCreateSwapchainKHR *a = args;
-		o->format = a->pCreateInfo->imageFormat;
-		o->layers = a->pCreateInfo->imageArrayLayers;
+		const VkSwapchainCreateInfoKHR *ci = a->pCreateInfo;
+		o->format = ci->imageFormat;
+		o->layers = ci->imageArrayLayers;
+		o->usage = ci->imageUsage;
+		o->app_usage = ci == &vkl_trim_sc_ci ? vkl_trim_sc_app_usage : ci->imageUsage;
+		o->extent.width = ci->imageExtent.width;
+		o->extent.height = ci->imageExtent.height;
+		o->extent.depth = 1;
 		break;
 	}
-	case SBT_VK_CMD_vkGetSwapchainImagesKHR:
-		o->format = vkl_trim_format_of(VK_OBJECT_TYPE_SWAPCHAIN_KHR, o->parent);
-		o->device = vkl_trim_device_of(VK_OBJECT_TYPE_SWAPCHAIN_KHR, o->parent);
-		o->layers = vkl_trim_layers_of(VK_OBJECT_TYPE_SWAPCHAIN_KHR, o->parent);
+	case SBT_VK_CMD_vkGetSwapchainImagesKHR: {
+		const sbt_vk_args_vkGetSwapchainImagesKHR *a = args;
+		vkl_trim_swapchain_image(o, o->parent);
 		o->mips = 1;
+		o->samples = VK_SAMPLE_COUNT_1_BIT;
+		o->itype = VK_IMAGE_TYPE_2D;
 		o->initial = o->layout = VK_IMAGE_LAYOUT_UNDEFINED;
+		o->sc_image = 1;
+		for (i = 0; a->pSwapchainImages && i < *a->pSwapchainImageCount; i++)
+			if ((uint64_t)(uintptr_t)a->pSwapchainImages[i] == o->handle)
+				o->sc_index = i;
 		break;
+	}
 	case SBT_VK_CMD_vkCreateImageView: {
 		const sbt_vk_args_vkCreateImageView *a = args;
 		o->image = (uint64_t)(uintptr_t)a->pCreateInfo->image;
@@ -1047,6 +1054,28 @@ const VkImageCreateInfo *vkl_trim_image_info(const vkl_device *d, const VkImageC
 	vkl_trim_image_ci.usage |= want;
 	vkl_trim_image_app_usage = ci->usage;
 	return &vkl_trim_image_ci;
+}
+
+/* Transfer usage for a swapchain's images, so that a snapshot can copy
+ * out the images the application holds when the window opens (a present
+ * in the window may show one drawn before it) and the replay copy them
+ * back: added while tracking where the surface allows both. */
+const VkSwapchainCreateInfoKHR *vkl_trim_swapchain_info(const vkl_device *d,
+                                                        const VkSwapchainCreateInfoKHR *ci)
+{
+	const VkImageUsageFlags want = VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+	                               VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+	PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR get_caps =
+		d->instance->table.GetPhysicalDeviceSurfaceCapabilitiesKHR;
+	VkSurfaceCapabilitiesKHR caps;
+	if (!ci || (ci->imageUsage & want) == want || !vkl_trim_on() || !get_caps ||
+	    get_caps(d->physical, ci->surface, &caps) != VK_SUCCESS ||
+	    (caps.supportedUsageFlags & want) != want)
+		return ci;
+	vkl_trim_sc_ci = *ci;
+	vkl_trim_sc_ci.imageUsage |= want;
+	vkl_trim_sc_app_usage = ci->imageUsage;
+	return &vkl_trim_sc_ci;
 }
 
 static void vkl_trim_obj_free(vkl_trim_obj *o)
@@ -1289,13 +1318,16 @@ static int vkl_trim_hold(int frames)
 	vkl_trim.asks++;
 	atomic_store(&vkl_trim.opening, 1);
 	pthread_mutex_unlock(&vkl_trim.mu);
-	/* A window opening with a swapchain image acquired would begin with
-	 * its present of what was drawn into it before the window, which the
-	 * snapshot does not hold (the replay showed it black: vkd3d-gears under
-	 * --signal, opened at a submit's end).  So a window with no notice
-	 * waits for a boundary where none is: the frame end after the present.
-	 * Not for ever (VKL_TRIM_ACQ_HOLDS asks in a row): a program may hold
-	 * an image acquired at every present. */
+	/* A window opening with a swapchain image acquired begins with its
+	 * present of what was drawn into it before the window (vkd3d-gears
+	 * under --signal, opened at a submit's end).  The snapshot copies such
+	 * an image where the surface let the swapchain have transfer usage
+	 * (vkl_trim_swapchain_info); still, a window with no notice waits for
+	 * a boundary where none is, the frame end after the present: its
+	 * first frame whole, no swapchain image copied, and none lost where
+	 * the surface refused the usage.  Not for ever (VKL_TRIM_ACQ_HOLDS
+	 * asks in a row): a program may hold an image acquired at every
+	 * present. */
 	if (!frames && atomic_load(&vkl_trim.acquired_n) > 0) {
 		if (vkl_trim.acq_holds < VKL_TRIM_ACQ_HOLDS) {
 			vkl_trim.acq_holds++;
@@ -1309,9 +1341,9 @@ static int vkl_trim_hold(int frames)
 		if (vkl_trim.acq_holds == VKL_TRIM_ACQ_HOLDS) {
 			vkl_trim.acq_holds++; /* said once */
 			CAP_WARN("Vulkan trimmed capture: a swapchain image was acquired at each of the "
-			         "last %d boundaries; the capture window opens with one acquired, and "
-			         "its first present may show an image drawn before the window",
-			         VKL_TRIM_ACQ_HOLDS);
+			         "last %d boundaries; the capture window opens with one acquired (its "
+			         "contents are in the snapshot only where the surface allowed transfer "
+			         "usage)", VKL_TRIM_ACQ_HOLDS);
 		}
 	}
 	if (!atomic_load(&vkl_trim.unsent)) {
@@ -2489,6 +2521,8 @@ typedef struct vkl_snap_image {
 	uint32_t mips, layers;
 	VkSampleCountFlagBits samples;
 	VkImageCreateFlags flags;
+	uint64_t swapchain;         /* a swapchain's image: the swapchain (0: not one) */
+	uint32_t sc_index;          /* and its index there */
 	uint8_t *bytes;             /* owned; NULL: not read */
 	VkDeviceSize size;
 	uint32_t staging_type;      /* host-visible type for the replay's staging memory */
@@ -2725,6 +2759,10 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 				im->layers = o->layers;
 				im->samples = o->samples;
 				im->flags = o->iflags;
+				if (o->sc_image) {
+					im->swapchain = o->parent;
+					im->sc_index = o->sc_index;
+				}
 			}
 		}
 		break;
@@ -3398,6 +3436,18 @@ static int vkl_snap_image_needed(const vkl_snap *s, const vkl_snap_image *im)
 	return 0;
 }
 
+/* Whether a swapchain's image is acquired and not presented as the window
+ * opens. */
+static int vkl_snap_held(const vkl_snap *s, const vkl_snap_image *im)
+{
+	size_t j;
+	for (j = 0; j < s->nsyncs; j++)
+		if (s->syncs[j].type == VK_OBJECT_TYPE_SWAPCHAIN_KHR &&
+		    s->syncs[j].handle == im->swapchain)
+			return im->sc_index < 64 && (s->syncs[j].acquired >> im->sc_index & 1);
+	return 0;
+}
+
 /* The first queue of the device the layer saw; NULL if none. */
 static const vkl_snap_queue *vkl_snap_queue_of(const vkl_snap *s, uint64_t dev)
 {
@@ -3854,7 +3904,12 @@ static int vkl_snap_read_image(vkl_device *d, const vkl_snap_queue *q, vkl_snap_
 out:
 	vkl_snap_host_free(d, &stg);
 	free(bars);
-	if (why)
+	if (why && im->swapchain)
+		CAP_WARN("Vulkan snapshot: VkImage 0x%llx (image %u of VkSwapchainKHR 0x%llx, "
+		         "acquired) is left out of the snapshot: %s; a present in the window may "
+		         "show it other than it was", (unsigned long long)im->image, im->sc_index,
+		         (unsigned long long)im->swapchain, why);
+	else if (why)
 		CAP_WARN("Vulkan snapshot: VkImage 0x%llx (in VkDeviceMemory 0x%llx) is read through "
 		         "a staging copy and its contents are left out of the snapshot: %s",
 		         (unsigned long long)im->image, (unsigned long long)im->memory, why);
@@ -4540,6 +4595,15 @@ static void vkl_trim_snapshot(void)
 				free(g.bytes);
 			}
 		}
+	}
+	/* the swapchain images the application holds, drawn before the window:
+	 * a present in the window may show one */
+	for (i = 0; i < s.nimages; i++) {
+		vkl_snap_image *im = &s.images[i];
+		if (im->swapchain && vkl_snap_held(&s, im) && vkl_snap_image_defined(im) &&
+		    vkl_snap_read_image(vkl_device_get((const void *)(uintptr_t)im->device),
+		                        vkl_snap_queue_of(&s, im->device), im))
+			mem_bytes += im->size;
 	}
 	for (i = 0; i < s.ndevices; i++)
 		vkl_snap_device(&s, s.devices[i], &next_handle);

@@ -199,8 +199,12 @@ LAYER_HOTKEY = (
 #   vkCreateImage: while tracking for trimmed capture, images get transfer
 #   usage where the format allows it, so a snapshot can copy their contents
 #   (layers/vulkan/vkl_trim.c).
+#   vkCreateSwapchainKHR: the same for the swapchain's images where the
+#   surface allows it, so a snapshot can copy out those the application
+#   holds as a window opens.
 LAYER_ADJUST = {
     "vkCreateImage": ("pCreateInfo", "vkl_trim_image_info"),
+    "vkCreateSwapchainKHR": ("pCreateInfo", "vkl_trim_swapchain_info"),
 }
 
 # Records flagged CAP_REC_WORK (a host stack under TRACESMITH_STACKS=work).

@@ -26,8 +26,12 @@
  * boundary inside the frame, with its image acquired and drawn) before
  * the present: the signal trigger's window must not open there.
  *
+ * --split K submits nothing the same way in frame K, with no signal: a
+ * window counted in submits (--submits) can begin there, after the
+ * frame's image was drawn and before it is presented.
+ *
  * usage: vk_xwindow [--xlib] [--frames N] [--quit-file FILE] [--frame-hash-setting]
- *                   [--late K [--late-wait FILE]] [--raise A[,B]]
+ *                   [--late K [--late-wait FILE]] [--raise A[,B]] [--split K]
  * Prints one line at exit: "frames N".
  */
 #define VK_USE_PLATFORM_XCB_KHR 1
@@ -98,6 +102,7 @@ typedef struct vkw {
 	const char *late_wait; /* --late-wait FILE */
 	uint32_t late_idx;     /* the image frame K+1's buffer clears */
 	uint32_t raise_at[2];  /* --raise A[,B]; 0: none */
+	uint32_t split;        /* --split K; 0: none */
 } vkw;
 
 static void *vkw_sym(vkw *w, const char *name)
@@ -372,10 +377,10 @@ static void vkw_frame(vkw *w, uint32_t frame)
 	si.signalSemaphoreCount = 1;
 	si.pSignalSemaphores = &w->rendered[idx];
 	VKP_CHECK(&w->c, vkQueueSubmit(w->c.queue, 1, &si, w->done));
-	if (frame == w->raise_at[0] || frame == w->raise_at[1]) {
+	if (frame == w->raise_at[0] || frame == w->raise_at[1])
 		raise(SIGUSR1);
+	if (frame == w->raise_at[0] || frame == w->raise_at[1] || frame == w->split)
 		VKP_CHECK(&w->c, vkQueueSubmit(w->c.queue, 0, NULL, VK_NULL_HANDLE));
-	}
 	if (frame == w->late) {
 		VKP_CHECK(&w->c, vkWaitForFences(w->c.device, 1, &w->done, VK_TRUE, UINT64_MAX));
 		VKP_CHECK(&w->c, vkResetFences(w->c.device, 1, &w->done));
@@ -446,9 +451,14 @@ int main(int argc, char **argv)
 				fprintf(stderr, "vk_xwindow: --raise '%s' is not A[,B] (frames from 1)\n", v);
 				return 2;
 			}
+		} else if (strcmp(argv[i], "--split") == 0) {
+			w.split = vkp_parse_u32(w.c.prog, "--split",
+			                        vkp_need_arg(w.c.prog, "--split", argc, argv, &i), 1,
+			                        UINT32_MAX);
 		} else {
 			fprintf(stderr, "usage: vk_xwindow [--xlib] [--frames N] [--quit-file FILE] "
-			        "[--frame-hash-setting] [--late K [--late-wait FILE]] [--raise A[,B]]\n");
+			        "[--frame-hash-setting] [--late K [--late-wait FILE]] [--raise A[,B]] "
+			        "[--split K]\n");
 			return 2;
 		}
 	}

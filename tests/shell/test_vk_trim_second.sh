@@ -47,6 +47,12 @@
 #     (SIGUSR1 between frame 10's submit and its present, then an empty
 #     submit): the window waits for frame 10's end, said by the layer, and
 #     replays frames 11-19 with their hashes matched.
+#  6. tscapture --submits 11-20 of vk_xwindow --split 10 (an empty submit
+#     between frame 10's submit and its present, submit 11): a range is not
+#     held, so the window opens with frame 10's image acquired and drawn;
+#     the snapshot copies that image (its swapchain given transfer usage,
+#     vkl_trim_swapchain_info) and the replay, offscreen and in its window,
+#     shows frames 10-18 with their hashes matched.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -253,4 +259,27 @@ grep -q 'frames 11-19 replayed' "$T/mid.replay" ||
 	fail "mid: $(grep 'replayed (' "$T/mid.replay") (want frames 11-19: opened at frame 10's end)"
 grep -q 'checkpoints: 9 compared, 9 matched, 0 differ' "$T/mid.replay" ||
 	fail "mid replay: $(grep 'checkpoints:' "$T/mid.replay") (want its 9 frame hashes matched)"
+
+# ---- 6: a range opening between a frame's submit and its present --------------------
+# Before the snapshot copied the images the application holds, the first
+# present (frame 10's) showed in the replay an image the window never drew
+# (1 of 9 frame hashes differed).
+TRACESMITH_FRAME_HASH=1 TRACESMITH_LOG=info vk_env_run "$T/split.log" "$VK_ENV_BUILD/tscapture" \
+	-o "$T/split.sbt" --submits 11-20 -- "$XW" --frames 30 --split 10 ||
+	fail "split: tscapture --submits 11-20 of vk_xwindow --split 10"
+grep -q 'Vulkan snapshot: .* 1 images copied' "$T/split.log" ||
+	fail "split: the snapshot copied no image: $(grep 'Vulkan snapshot:' "$T/split.log")"
+W="$T/split-submits-11-20.sbt"
+"$VK_ENV_BUILD/tsinfo" --dump "$W" >"$T/split.dump" || fail "split: tsinfo cannot read ${W##*/}"
+grep 'vulkan.vkCreateSwapchainKHR ' "$T/split.dump" | grep -q 'pCreateInfo.imageUsage=0x0*3 ' ||
+	fail "split: the swapchain was not given transfer usage: $(grep -o 'imageUsage=[^ ]*' "$T/split.dump")"
+offscreen_replay "$T/split.replay" "$W" || fail "split: tsreplay of ${W##*/}"
+VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/split_win.replay" "$VK_ENV_BUILD/tsreplay" "$W" ||
+	fail "split: tsreplay of ${W##*/} in a window"
+for r in split.replay split_win.replay; do
+	grep -q 'frames 10-18 replayed' "$T/$r" ||
+		fail "split: $(grep 'replayed (' "$T/$r") (want frames 10-18)"
+	grep -q 'checkpoints: 9 compared, 9 matched, 0 differ' "$T/$r" ||
+		fail "split, $r: $(grep 'checkpoints:' "$T/$r") (want its 9 frame hashes matched)"
+done
 echo "test_vk_trim_second: ok"

@@ -3695,6 +3695,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateSwapchainKHR(VkDevice device
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
+	if (vkl_records(vkl_x))
+		pCreateInfo = vkl_trim_swapchain_info(vkl_x, pCreateInfo);
 	vkl_ret = vkl_x->table.CreateSwapchainKHR(device, pCreateInfo, pAllocator, pSwapchain);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateSwapchainKHR vkl_a;
