@@ -62,7 +62,7 @@ set -eu
 . "$TOP/tests/support/vk_env.sh"
 APP=
 trap 'vk_env_xvfb_stop; [ -z "$APP" ] || kill "$APP" 2>/dev/null || :; rm -rf "$T"' EXIT INT TERM
-DDNET=/usr/games/DDNet
+. "$TOP/tests/support/ddnet.sh"
 for p in mpv ffmpeg vkd3d-gears vulkaninfo $DDNET glslangValidator; do
 	command -v $p >/dev/null 2>&1 || fail "$p is not installed (scripts/deps.sh)"
 done
@@ -247,57 +247,7 @@ grep -q 'frames 20-50 replayed' "$T/gears_replay.log" ||
 echo "ok: vkd3d-gears, frames 20-50, 31 frame hashes matched"
 
 # ---- DDNet, a window of frames 200-260 --------------------------------------
-DDS=/usr/share/games/ddnet/data/shader/vulkan
-SPV=$HOME/.local/share/ddnet/shader/vulkan
-mkdir -p "$SPV"
-while read -r out src defs; do
-	# shellcheck disable=SC2086
-	glslangValidator --quiet --client vulkan100 $defs "$DDS/$src" -o "$SPV/$out.spv" \
-		>"$T/glslang.log" 2>&1 || fail "glslangValidator $defs $DDS/$src: $(tail -3 "$T/glslang.log")"
-done <<'EOF'
-prim.frag prim.frag
-prim_textured.frag prim.frag -DTW_TEXTURED
-prim.vert prim.vert
-prim_textured.vert prim.vert -DTW_TEXTURED
-prim3d.frag prim3d.frag
-prim3d_textured.frag prim3d.frag -DTW_TEXTURED
-prim3d.vert prim3d.vert
-prim3d_textured.vert prim3d.vert -DTW_TEXTURED
-text.frag text.frag
-text.vert text.vert
-primex.frag primex.frag
-primex.vert primex.vert
-primex_rotationless.frag primex.frag
-primex_rotationless.vert primex.vert -DTW_ROTATIONLESS
-primex_tex.frag primex.frag -DTW_TEXTURED
-primex_tex.vert primex.vert
-primex_tex_rotationless.frag primex.frag -DTW_TEXTURED
-primex_tex_rotationless.vert primex.vert -DTW_ROTATIONLESS
-spritemulti.frag spritemulti.frag
-spritemulti.vert spritemulti.vert
-spritemulti_push.frag spritemulti.frag -DTW_PUSH_CONST
-spritemulti_push.vert spritemulti.vert -DTW_PUSH_CONST
-tile.frag tile.frag
-tile.vert tile.vert
-tile_textured.frag tile.frag -DTW_TILE_TEXTURED
-tile_textured.vert tile.vert -DTW_TILE_TEXTURED
-tile_border.frag tile.frag -DTW_TILE_BORDER
-tile_border.vert tile.vert -DTW_TILE_BORDER
-tile_border_textured.frag tile.frag -DTW_TILE_BORDER -DTW_TILE_TEXTURED
-tile_border_textured.vert tile.vert -DTW_TILE_BORDER -DTW_TILE_TEXTURED
-tile_border_line.frag tile.frag -DTW_TILE_BORDER_LINE
-tile_border_line.vert tile.vert -DTW_TILE_BORDER_LINE
-tile_border_line_textured.frag tile.frag -DTW_TILE_BORDER_LINE -DTW_TILE_TEXTURED
-tile_border_line_textured.vert tile.vert -DTW_TILE_BORDER_LINE -DTW_TILE_TEXTURED
-quad.frag quad.frag
-quad.vert quad.vert
-quad_push.frag quad.frag -DTW_PUSH_CONST
-quad_push.vert quad.vert -DTW_PUSH_CONST
-quad_textured.frag quad.frag -DTW_QUAD_TEXTURED
-quad_textured.vert quad.vert -DTW_QUAD_TEXTURED
-quad_push_textured.frag quad.frag -DTW_QUAD_TEXTURED -DTW_PUSH_CONST
-quad_push_textured.vert quad.vert -DTW_QUAD_TEXTURED -DTW_PUSH_CONST
-EOF
+ddnet_shaders "$T/glslang.log"
 vk_env_layers_validation
 win_capture dd 200-260 "$DDNET" "gfx_backend Vulkan; gfx_fullscreen 0; snd_enable 0"
 # DDNet quits cleanly on SIGTERM
