@@ -18,8 +18,21 @@
 #            layer, and with a trigger that gives no notice (signal, no
 #            SIGUSR1 sent: every recording kept).  Goal: under 5 % added.
 #            Instruction counts do not depend on the machine's load.
+#  memory    what tracking holds in memory while no window is open, and
+#            whether it grows with the run: the peak resident set
+#            (wait4's ru_maxrss) of vkcube --c N and of mpv --frames N
+#            (--vo=gpu-next, --untimed, a test source), N = 300 and 1200,
+#            and DDNet's resident set after 10 s and 40 s of its menu
+#            (its Vulkan shaders compiled as test_vk_real_apps.sh does),
+#            each with no layer, tracking for a trigger with no notice
+#            (signal, never sent: every recording kept), recording the
+#            whole run, and GFXReconstruct tracking for its hotkey
+#            (GFXRECON_CAPTURE_TRIGGER=F12, never pressed) and recording
+#            the whole run.  Goal: no growth with the run's length while
+#            tracking.  Sizes depend on the allocator and the driver, not
+#            on the machine's load.
 #
-#   BUILD=build sh tests/bench/trim_bench.sh [--only size,tracking]
+#   BUILD=build sh tests/bench/trim_bench.sh [--only size,tracking,memory]
 set -eu
 BUILD=${BUILD:-build}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,9 +47,24 @@ done
 TRIM_TMP=$(mktemp -d "${BENCH_TMP:-${TMPDIR:-/tmp}}/trimbench.XXXXXX")
 trap 'vk_env_xvfb_stop; rm -rf "$TRIM_TMP"' EXIT INT TERM
 vk_env_xvfb_start
+trim_memory_setup() {
+	. "$TOP/tests/support/ddnet.sh"
+	for c in mpv "$DDNET" glslangValidator; do
+		command -v "$c" >/dev/null 2>&1 || vk_env_fail "$c is not installed (scripts/deps.sh)"
+	done
+	# DDNet's shaders and settings in a private home
+	HOME=$TRIM_TMP/home
+	export HOME
+	ddnet_shaders "$TRIM_TMP/glslang.log"
+}
+case " $* " in
+*" --only"*memory*) trim_memory_setup ;;
+*" --only"*) ;;
+*) trim_memory_setup ;;
+esac
 export TRIM_TMP VK_ENV_BUILD
 python3 - "$@" <<'EOF'
-import argparse, glob, os, statistics, subprocess, sys
+import argparse, glob, os, statistics, subprocess, sys, time
 
 B = os.environ["VK_ENV_BUILD"]
 TMP = os.environ["TRIM_TMP"]
@@ -167,14 +195,98 @@ def tracking_bench():
         raise RuntimeError("a trace was written although no window opened")
 
 
+def peak_rss(cmd, env, what):
+    """The process's peak resident set in KiB (wait4's ru_maxrss)."""
+    with open(os.path.join(TMP, "mem.log"), "w") as out:
+        p = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        _, status, ru = os.wait4(p.pid, 0)
+    if status != 0:
+        with open(os.path.join(TMP, "mem.log")) as fh:
+            tail = fh.read()[-1500:]
+        raise RuntimeError("%s: status %d: %s\n%s" % (what, status, " ".join(cmd), tail))
+    return ru.ru_maxrss
+
+
+def rss_after(cmd, env, secs, what):
+    """A program that runs until stopped: its resident set in KiB after each
+    of secs (ascending), then SIGTERM."""
+    got = []
+    with open(os.path.join(TMP, "mem.log"), "w") as out:
+        p = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        t0 = time.time()
+        try:
+            for s in secs:
+                time.sleep(max(0.0, t0 + s - time.time()))
+                if p.poll() is not None:
+                    raise RuntimeError("%s exited %d early" % (what, p.returncode))
+                with open("/proc/%d/status" % p.pid) as fh:
+                    got.append(int([l for l in fh if l.startswith("VmRSS:")][0].split()[1]))
+        finally:
+            p.terminate()
+            p.wait()
+    return got
+
+
+def memory_bench():
+    dev = subprocess.run(["vulkaninfo", "--summary"], env=base_env(), stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True).stdout
+    dev = [l.split("=", 1)[1].strip() for l in dev.splitlines()
+           if l.strip().startswith("deviceName")][0]
+
+    def way(layer, **extra):
+        env = base_env()
+        if layer:
+            env["VK_INSTANCE_LAYERS"] = layer
+        env.update(extra)
+        return env
+    ours, gfxr = "VK_LAYER_tracesmith", "VK_LAYER_LUNARG_gfxreconstruct"
+    ways = (("no layer", way(None)),
+            ("ours, tracking (signal)", way(ours, TRACESMITH_OUTPUT=os.path.join(TMP, "n.sbt"),
+                                            TRACESMITH_TRIGGER="signal")),
+            ("ours, whole run", way(ours, TRACESMITH_OUTPUT=os.path.join(TMP, "w.sbt"))),
+            ("GFXR, tracking (F12)", way(gfxr, GFXRECON_CAPTURE_FILE=os.path.join(TMP, "n.gfxr"),
+                                         GFXRECON_CAPTURE_TRIGGER="F12")),
+            ("GFXR, whole run", way(gfxr, GFXRECON_CAPTURE_FILE=os.path.join(TMP, "w.gfxr"))))
+    progs = (("vkcube", lambda n: ["vkcube", "--c", str(n)]),
+             ("mpv", lambda n: ["mpv", "--no-config", "--vulkan-device=" + dev, "--vo=gpu-next",
+                                "--gpu-api=vulkan", "--gpu-context=x11vk", "--untimed",
+                                "--ao=null", "--frames=%d" % n,
+                                "av://lavfi:testsrc=size=320x240:rate=30"]))
+    log("trim_bench memory: peak resident set (MiB) at 300 and 1200 frames; DDNet's "
+        "resident set after 10 s and 40 s")
+    base = {}
+    for pname, cmd in progs:
+        for wname, env in ways:
+            a, b = (peak_rss(cmd(n), env, "%s, %s" % (pname, wname)) / 1024.0
+                    for n in (300, 1200))
+            base.setdefault(pname, a)
+            log("  %-7s %-24s %7.1f %7.1f   growth %+6.1f   over no layer %+7.1f"
+                % (pname, wname, a, b, b - a, a - base[pname]))
+            clear(os.path.join(TMP, "*.sbt"))
+            clear(os.path.join(TMP, "*.gfxr"))
+    cmd = [os.environ.get("DDNET", "/usr/games/DDNet"),
+           "gfx_backend Vulkan; gfx_fullscreen 0; snd_enable 0"]
+    for wname, env in ways:
+        a, b = (x / 1024.0 for x in rss_after(cmd, env, (10, 40), "DDNet, " + wname))
+        base.setdefault("DDNet", a)
+        log("  %-7s %-24s %7.1f %7.1f   growth %+6.1f   over no layer %+7.1f"
+            % ("DDNet", wname, a, b, b - a, a - base["DDNet"]))
+        clear(os.path.join(TMP, "*.sbt"))
+        clear(os.path.join(TMP, "*.gfxr"))
+    for f in glob.glob(os.path.join(TMP, "n*.sbt")):
+        raise RuntimeError("a trace was written although no window opened: " + f)
+
+
 ap = argparse.ArgumentParser()
-ap.add_argument("--only", default="size,tracking")
+ap.add_argument("--only", default="size,tracking,memory")
 a = ap.parse_args()
 for n in a.only.split(","):
     if n == "size":
         size_bench()
     elif n == "tracking":
         tracking_bench()
+    elif n == "memory":
+        memory_bench()
     else:
-        sys.exit("trim_bench: unknown benchmark '%s' (size, tracking)" % n)
+        sys.exit("trim_bench: unknown benchmark '%s' (size, tracking, memory)" % n)
 EOF
