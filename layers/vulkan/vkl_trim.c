@@ -1059,18 +1059,33 @@ const VkImageCreateInfo *vkl_trim_image_info(const vkl_device *d, const VkImageC
 /* Transfer usage for a swapchain's images, so that a snapshot can copy
  * out the images the application holds when the window opens (a present
  * in the window may show one drawn before it) and the replay copy them
- * back: added while tracking where the surface allows both. */
+ * back: added while tracking where the surface allows both and the
+ * driver takes the images the swapchain implies with them
+ * (VUID-VkSwapchainCreateInfoKHR-imageFormat-01778). */
 const VkSwapchainCreateInfoKHR *vkl_trim_swapchain_info(const vkl_device *d,
                                                         const VkSwapchainCreateInfoKHR *ci)
 {
 	const VkImageUsageFlags want = VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
 	                               VK_IMAGE_USAGE_TRANSFER_DST_BIT;
-	PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR get_caps =
-		d->instance->table.GetPhysicalDeviceSurfaceCapabilitiesKHR;
+	const vkl_instance_table *it = &d->instance->table;
+	VkImageCreateFlags flags = 0;
 	VkSurfaceCapabilitiesKHR caps;
-	if (!ci || (ci->imageUsage & want) == want || !vkl_trim_on() || !get_caps ||
-	    get_caps(d->physical, ci->surface, &caps) != VK_SUCCESS ||
+	VkImageFormatProperties ip;
+	if (!ci || (ci->imageUsage & want) == want || !vkl_trim_on() ||
+	    !it->GetPhysicalDeviceSurfaceCapabilitiesKHR || !it->GetPhysicalDeviceImageFormatProperties ||
+	    it->GetPhysicalDeviceSurfaceCapabilitiesKHR(d->physical, ci->surface, &caps) != VK_SUCCESS ||
 	    (caps.supportedUsageFlags & want) != want)
+		return ci;
+	if (ci->flags & VK_SWAPCHAIN_CREATE_MUTABLE_FORMAT_BIT_KHR)
+		flags |= VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
+	if (ci->flags & VK_SWAPCHAIN_CREATE_PROTECTED_BIT_KHR)
+		flags |= VK_IMAGE_CREATE_PROTECTED_BIT;
+	if (it->GetPhysicalDeviceImageFormatProperties(d->physical, ci->imageFormat, VK_IMAGE_TYPE_2D,
+	                                               VK_IMAGE_TILING_OPTIMAL,
+	                                               ci->imageUsage | want, flags,
+	                                               &ip) != VK_SUCCESS ||
+	    ip.maxArrayLayers < ci->imageArrayLayers || ip.maxExtent.width < ci->imageExtent.width ||
+	    ip.maxExtent.height < ci->imageExtent.height)
 		return ci;
 	vkl_trim_sc_ci = *ci;
 	vkl_trim_sc_ci.imageUsage |= want;
