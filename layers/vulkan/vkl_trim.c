@@ -4615,7 +4615,7 @@ static void vkl_trim_snapshot(void)
 	 * a present in the window may show one */
 	for (i = 0; i < s.nimages; i++) {
 		vkl_snap_image *im = &s.images[i];
-		if (im->swapchain && vkl_snap_held(&s, im) && vkl_snap_image_defined(im) &&
+		if (im->swapchain && im->device && vkl_snap_held(&s, im) && vkl_snap_image_defined(im) &&
 		    vkl_snap_read_image(vkl_device_get((const void *)(uintptr_t)im->device),
 		                        vkl_snap_queue_of(&s, im->device), im))
 			mem_bytes += im->size;
