@@ -28,6 +28,9 @@
 # - mpv --vo=gpu under tscapture --frames 15-45: the window replays with
 #   every checkpoint (its snapshot wrote pipeline creations naming pipeline
 #   caches destroyed since, and the replay stopped at one).
+# - mpv --vo=gpu-next under tscapture --submits 103-160, a window opening
+#   inside a frame: the snapshot copies the swapchain image mpv holds, and
+#   the window replays with every checkpoint matched.
 # - vulkaninfo (every query, with surfaces of each platform) under
 #   VK_INSTANCE_LAYERS: its replay answers the surface queries from the
 #   capture, never passing the replay's stand-in surfaces to the driver
@@ -195,8 +198,26 @@ W="$T/mpw-frames-15-45.sbt"
 replay_matched "$W" "$T/mpw.dump" "$T/mpw_replay.log" "mpv --vo=gpu's window"
 grep -q 'frames 15-45 replayed' "$T/mpw_replay.log" ||
 	fail "mpv --vo=gpu's window replay: $(grep 'replayed (' "$T/mpw_replay.log")"
-unset VK_LAYER_MESSAGE_ID_FILTER
 echo "ok: mpv --vo=gpu, frames 15-45, $m checkpoints matched"
+
+# ---- mpv --vo=gpu-next, a window of submits 103-160 -----------------------
+# libplacebo acquires a frame's image, then submits several times before
+# the present: submit 103 falls inside a frame, with the image acquired and
+# drawn into.  The snapshot copies that image (the swapchain given transfer
+# usage while tracking); without the copy, in a run by hand, 1 checkpoint
+# of the replay differed (the first present's).
+vk_env_layers_validation
+TRACESMITH_FRAME_HASH=1 TRACESMITH_LOG=info vk_env_run "$T/mps.log" "$BUILD/tscapture" \
+	-o "$T/mps.sbt" --submits 103-160 -- mpv --no-config --vulkan-device="$DEV" --vo=gpu-next \
+	--gpu-api=vulkan --gpu-context=x11vk --frames=120 --ao=null \
+	'av://lavfi:testsrc=size=320x240:rate=30' || fail "tscapture --submits 103-160 of mpv"
+grep -q 'Vulkan snapshot: .* 1 images copied' "$T/mps.log" ||
+	fail "mpv's snapshot copied no swapchain image: the test no longer covers it: $(grep 'Vulkan snapshot:' "$T/mps.log" | tail -1)"
+W="$T/mps-submits-103-160.sbt"
+"$BUILD/tsinfo" --dump "$W" >"$T/mps.dump" || fail "tsinfo cannot read mpv's window of submits"
+replay_matched "$W" "$T/mps.dump" "$T/mps_replay.log" "mpv's window of submits 103-160"
+unset VK_LAYER_MESSAGE_ID_FILTER
+echo "ok: mpv --vo=gpu-next, submits 103-160, its held image copied, $m checkpoints matched"
 
 # ---- vulkaninfo --------------------------------------------------------------
 vk_env_layers_ours
