@@ -1010,48 +1010,60 @@ struct vkl_trim_obj *vkl_trim_adopt(VkObjectType type, uint64_t handle, uint64_t
 	return o;
 }
 
+#define VKL_TRIM_TRANSFER (VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT)
+
+/* Whether the driver takes an image of these parameters with transfer
+ * usage added: the format's features for the tiling include both
+ * transfers, and vkGetPhysicalDeviceImageFormatProperties accepts it with
+ * the usage and covers its extent, mip levels and layers. */
+static int vkl_trim_takes_transfer(const vkl_device *d, VkFormat format, VkImageType type,
+                                   VkImageTiling tiling, VkImageUsageFlags usage,
+                                   VkImageCreateFlags flags, VkExtent3D extent, uint32_t mips,
+                                   uint32_t layers)
+{
+	const VkFormatFeatureFlags both = VK_FORMAT_FEATURE_TRANSFER_SRC_BIT |
+	                                  VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+	const vkl_instance_table *it = &d->instance->table;
+	VkFormatProperties fp;
+	VkImageFormatProperties ip;
+	if (!it->GetPhysicalDeviceFormatProperties || !it->GetPhysicalDeviceImageFormatProperties)
+		return 0;
+	it->GetPhysicalDeviceFormatProperties(d->physical, format, &fp);
+	if (((tiling == VK_IMAGE_TILING_LINEAR ? fp.linearTilingFeatures
+	                                       : fp.optimalTilingFeatures) & both) != both)
+		return 0;
+	return it->GetPhysicalDeviceImageFormatProperties(d->physical, format, type, tiling,
+	                                                  usage | VKL_TRIM_TRANSFER, flags,
+	                                                  &ip) == VK_SUCCESS &&
+	       ip.maxMipLevels >= mips && ip.maxArrayLayers >= layers &&
+	       ip.maxExtent.width >= extent.width && ip.maxExtent.height >= extent.height &&
+	       ip.maxExtent.depth >= extent.depth;
+}
+
 /* Transfer usage, so that a snapshot can copy the image out and back in:
  * added while tracking where the driver allows it (not to transient
- * attachments, multisampled or sparse images, nor where a
- * separate stencil usage is given), the format's features for the tiling
- * include both transfers and the driver accepts the image with it. */
+ * attachments, multisampled or sparse images, nor where a separate
+ * stencil usage is given; vkl_trim_takes_transfer). */
 const VkImageCreateInfo *vkl_trim_image_info(const vkl_device *d, const VkImageCreateInfo *ci)
 {
-	const VkImageUsageFlags want = VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-	                               VK_IMAGE_USAGE_TRANSFER_DST_BIT;
 	const VkImageCreateFlags refused = VK_IMAGE_CREATE_SPARSE_BINDING_BIT |
 	                                   VK_IMAGE_CREATE_SPARSE_RESIDENCY_BIT |
 	                                   VK_IMAGE_CREATE_SPARSE_ALIASED_BIT;
-	const vkl_instance_table *it = &d->instance->table;
 	const VkBaseInStructure *b;
-	VkFormatProperties fp;
-	VkImageFormatProperties ip;
-	VkFormatFeatureFlags features;
-	if (!ci || (ci->usage & want) == want || !vkl_trim_on())
+	if (!ci || (ci->usage & VKL_TRIM_TRANSFER) == VKL_TRIM_TRANSFER || !vkl_trim_on())
 		return ci;
 	if ((ci->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT) || (ci->flags & refused) ||
 	    ci->samples != VK_SAMPLE_COUNT_1_BIT ||
-	    (ci->tiling != VK_IMAGE_TILING_OPTIMAL && ci->tiling != VK_IMAGE_TILING_LINEAR) ||
-	    !it->GetPhysicalDeviceFormatProperties || !it->GetPhysicalDeviceImageFormatProperties)
+	    (ci->tiling != VK_IMAGE_TILING_OPTIMAL && ci->tiling != VK_IMAGE_TILING_LINEAR))
 		return ci;
 	for (b = ci->pNext; b; b = b->pNext)
 		if (b->sType == VK_STRUCTURE_TYPE_IMAGE_STENCIL_USAGE_CREATE_INFO)
 			return ci;
-	it->GetPhysicalDeviceFormatProperties(d->physical, ci->format, &fp);
-	features = ci->tiling == VK_IMAGE_TILING_LINEAR ? fp.linearTilingFeatures
-	                                                : fp.optimalTilingFeatures;
-	if ((features & (VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT)) !=
-	    (VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT))
-		return ci;
-	if (it->GetPhysicalDeviceImageFormatProperties(d->physical, ci->format, ci->imageType,
-	                                               ci->tiling, ci->usage | want, ci->flags,
-	                                               &ip) != VK_SUCCESS ||
-	    ip.maxMipLevels < ci->mipLevels || ip.maxArrayLayers < ci->arrayLayers ||
-	    ip.maxExtent.width < ci->extent.width || ip.maxExtent.height < ci->extent.height ||
-	    ip.maxExtent.depth < ci->extent.depth)
+	if (!vkl_trim_takes_transfer(d, ci->format, ci->imageType, ci->tiling, ci->usage, ci->flags,
+	                             ci->extent, ci->mipLevels, ci->arrayLayers))
 		return ci;
 	vkl_trim_image_ci = *ci;
-	vkl_trim_image_ci.usage |= want;
+	vkl_trim_image_ci.usage |= VKL_TRIM_TRANSFER;
 	vkl_trim_image_app_usage = ci->usage;
 	return &vkl_trim_image_ci;
 }
@@ -1061,34 +1073,31 @@ const VkImageCreateInfo *vkl_trim_image_info(const vkl_device *d, const VkImageC
  * in the window may show one drawn before it) and the replay copy them
  * back: added while tracking where the surface allows both and the
  * driver takes the images the swapchain implies with them
- * (VUID-VkSwapchainCreateInfoKHR-imageFormat-01778). */
+ * (VUID-VkSwapchainCreateInfoKHR-imageFormat-01778; vkl_trim_takes_transfer). */
 const VkSwapchainCreateInfoKHR *vkl_trim_swapchain_info(const vkl_device *d,
                                                         const VkSwapchainCreateInfoKHR *ci)
 {
-	const VkImageUsageFlags want = VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-	                               VK_IMAGE_USAGE_TRANSFER_DST_BIT;
-	const vkl_instance_table *it = &d->instance->table;
+	PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR get_caps =
+		d->instance->table.GetPhysicalDeviceSurfaceCapabilitiesKHR;
 	VkImageCreateFlags flags = 0;
 	VkSurfaceCapabilitiesKHR caps;
-	VkImageFormatProperties ip;
-	if (!ci || (ci->imageUsage & want) == want || !vkl_trim_on() ||
-	    !it->GetPhysicalDeviceSurfaceCapabilitiesKHR || !it->GetPhysicalDeviceImageFormatProperties ||
-	    it->GetPhysicalDeviceSurfaceCapabilitiesKHR(d->physical, ci->surface, &caps) != VK_SUCCESS ||
-	    (caps.supportedUsageFlags & want) != want)
+	VkExtent3D extent;
+	if (!ci || (ci->imageUsage & VKL_TRIM_TRANSFER) == VKL_TRIM_TRANSFER || !vkl_trim_on() ||
+	    !get_caps || get_caps(d->physical, ci->surface, &caps) != VK_SUCCESS ||
+	    (caps.supportedUsageFlags & VKL_TRIM_TRANSFER) != VKL_TRIM_TRANSFER)
 		return ci;
 	if (ci->flags & VK_SWAPCHAIN_CREATE_MUTABLE_FORMAT_BIT_KHR)
 		flags |= VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
 	if (ci->flags & VK_SWAPCHAIN_CREATE_PROTECTED_BIT_KHR)
 		flags |= VK_IMAGE_CREATE_PROTECTED_BIT;
-	if (it->GetPhysicalDeviceImageFormatProperties(d->physical, ci->imageFormat, VK_IMAGE_TYPE_2D,
-	                                               VK_IMAGE_TILING_OPTIMAL,
-	                                               ci->imageUsage | want, flags,
-	                                               &ip) != VK_SUCCESS ||
-	    ip.maxArrayLayers < ci->imageArrayLayers || ip.maxExtent.width < ci->imageExtent.width ||
-	    ip.maxExtent.height < ci->imageExtent.height)
+	extent.width = ci->imageExtent.width;
+	extent.height = ci->imageExtent.height;
+	extent.depth = 1;
+	if (!vkl_trim_takes_transfer(d, ci->imageFormat, VK_IMAGE_TYPE_2D, VK_IMAGE_TILING_OPTIMAL,
+	                             ci->imageUsage, flags, extent, 1, ci->imageArrayLayers))
 		return ci;
 	vkl_trim_sc_ci = *ci;
-	vkl_trim_sc_ci.imageUsage |= want;
+	vkl_trim_sc_ci.imageUsage |= VKL_TRIM_TRANSFER;
 	vkl_trim_sc_app_usage = ci->imageUsage;
 	return &vkl_trim_sc_ci;
 }

@@ -227,6 +227,15 @@ def rss_after(cmd, env, secs, what):
     return got
 
 
+def memory_settle(what):
+    """After one way's run: no trace of a tracking way (no window opened),
+    the captures removed."""
+    if glob.glob(os.path.join(TMP, "n*.sbt")):
+        raise RuntimeError("%s: a trace was written although no window opened" % what)
+    clear(os.path.join(TMP, "*.sbt"))
+    clear(os.path.join(TMP, "*.gfxr"))
+
+
 def memory_bench():
     dev = subprocess.run(["vulkaninfo", "--summary"], env=base_env(), stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, text=True).stdout
@@ -262,8 +271,7 @@ def memory_bench():
             base.setdefault(pname, a)
             log("  %-7s %-24s %7.1f %7.1f   growth %+6.1f   over no layer %+7.1f"
                 % (pname, wname, a, b, b - a, a - base[pname]))
-            clear(os.path.join(TMP, "*.sbt"))
-            clear(os.path.join(TMP, "*.gfxr"))
+            memory_settle("%s, %s" % (pname, wname))
     cmd = [os.environ.get("DDNET", "/usr/games/DDNet"),
            "gfx_backend Vulkan; gfx_fullscreen 0; snd_enable 0"]
     for wname, env in ways:
@@ -271,10 +279,7 @@ def memory_bench():
         base.setdefault("DDNet", a)
         log("  %-7s %-24s %7.1f %7.1f   growth %+6.1f   over no layer %+7.1f"
             % ("DDNet", wname, a, b, b - a, a - base["DDNet"]))
-        clear(os.path.join(TMP, "*.sbt"))
-        clear(os.path.join(TMP, "*.gfxr"))
-    for f in glob.glob(os.path.join(TMP, "n*.sbt")):
-        raise RuntimeError("a trace was written although no window opened: " + f)
+        memory_settle("DDNet, " + wname)
 
 
 ap = argparse.ArgumentParser()
