@@ -88,6 +88,9 @@ typedef struct vkl_device {
 	 * recently kept first, and its bytes: under map_mu. */
 	struct vkl_mem_kept *kept;
 	size_t kept_bytes;
+	/* The submission that frees the least recently kept if no map takes
+	 * it first (0: nothing kept); read without map_mu at each submit. */
+	_Atomic(uint64_t) kept_due;
 	/* Submissions so far (each vkQueueSubmit* / vkQueueBindSparse call is
 	 * one, numbered from 1), and the highest number known complete: a
 	 * fence waited on or found signalled completes its submission and,
@@ -838,6 +841,9 @@ const VkCommandBufferBeginInfo *vkl_begin_info_recorded(VkCommandBuffer cb,
 void vkl_memory_allocated(vkl_device *d, VkDeviceMemory mem, const VkMemoryAllocateInfo *info,
                           uint64_t seq);
 void vkl_memory_freed(vkl_device *d, VkDeviceMemory mem);
+/* Submission n of d is being made: memory kept for VKL_MEM_KEEP_AGE
+ * submissions without a map taking it is freed. */
+void vkl_memory_submitted(vkl_device *d, uint64_t n);
 /* The device is gone: forget its mappings and the memory kept for them. */
 void vkl_memory_device_gone(vkl_device *d);
 /* Gives the application a shadow of the real mapping (*pp_data in, out). */

@@ -309,7 +309,11 @@ static void vkl_mem_unlink(vkl_device *d, vkl_memory *m)
  * (shadow, reference and tmp counted; default VKL_MEM_KEEP_MAX; 0: none
  * kept); the least recently kept go first.  vkFreeMemory of a mapped
  * object keeps its mapping's memory the same way; vkDestroyDevice frees
- * all of it.
+ * all of it.  Memory no map took within VKL_MEM_KEEP_AGE submissions of
+ * the device is freed at the next submission (vkl_memory_submitted): a
+ * program that maps once per frame takes its memory back within a frame
+ * or two, while memory of objects freed for good (a level's staging
+ * buffers) is not held for the rest of the run.
  */
 typedef struct vkl_mem_kept {
 	struct vkl_mem_kept *next; /* in the device's list, under map_mu */
@@ -318,17 +322,22 @@ typedef struct vkl_mem_kept {
 	uint8_t *ref;
 	size_t ref_len; /* as vkl_memory's: mapped, or 0: malloc'd */
 	uint8_t *tmp;
-	size_t cap; /* bytes ref and tmp hold */
+	size_t cap;   /* bytes ref and tmp hold */
+	uint64_t due; /* the device's submission that frees it, if untaken */
 } vkl_mem_kept;
 
 #ifndef VKL_MEM_KEEP_MAX
 #define VKL_MEM_KEEP_MAX ((size_t)64 << 20)
 #endif
 #define VKL_MEM_KEEP_SLOTS 16
+#ifndef VKL_MEM_KEEP_AGE
+#define VKL_MEM_KEEP_AGE 64
+#endif
 
 /* Mappings made with kept memory, and all mappings made (vkl_memory_mapped),
- * for the report at the device's end. */
-static atomic_ullong vkl_mem_maps_kept, vkl_mem_maps;
+ * and kept memories freed untaken after VKL_MEM_KEEP_AGE submissions, for
+ * the report at the device's end. */
+static atomic_ullong vkl_mem_maps_kept, vkl_mem_maps, vkl_mem_kept_aged;
 
 static pthread_once_t vkl_mem_keep_once = PTHREAD_ONCE_INIT;
 static size_t vkl_mem_keep_max_bytes = VKL_MEM_KEEP_MAX;
@@ -422,6 +431,27 @@ static void vkl_mem_drop_mapping(vkl_memory *m)
 	vkl_mem_kept_release(&k);
 }
 
+/* Frees a list of kept memories cut from a device's. */
+static void vkl_mem_kept_free(vkl_mem_kept *gone)
+{
+	while (gone) {
+		vkl_mem_kept *e = gone->next;
+		vkl_mem_kept_release(gone);
+		free(gone);
+		gone = e;
+	}
+}
+
+/* d->kept_due: the submission that frees the least recently kept (the
+ * list's last), 0: nothing kept.  Called with d->map_mu held. */
+static void vkl_mem_kept_due(vkl_device *d)
+{
+	vkl_mem_kept *e = d->kept;
+	while (e && e->next)
+		e = e->next;
+	atomic_store_explicit(&d->kept_due, e ? e->due : 0, memory_order_relaxed);
+}
+
 /* Keeps *k's memory in d's list (or frees it: no shadow of ours, larger
  * than the cap, no memory for the entry); the least recently kept beyond
  * the cap or VKL_MEM_KEEP_SLOTS are freed.  Takes d->map_mu: call it with
@@ -436,6 +466,7 @@ static void vkl_mem_keep(vkl_device *d, vkl_mem_kept *k)
 	}
 	*e = *k;
 	pthread_mutex_lock(&d->map_mu);
+	e->due = atomic_load(&d->submits) + (uint64_t)(VKL_MEM_KEEP_AGE);
 	e->next = d->kept;
 	d->kept = e;
 	/* the most recently kept that fit the cap and the slots stay (the
@@ -450,13 +481,9 @@ static void vkl_mem_keep(vkl_device *d, vkl_mem_kept *k)
 	gone = *pp;
 	*pp = NULL;
 	d->kept_bytes = bytes;
+	vkl_mem_kept_due(d);
 	pthread_mutex_unlock(&d->map_mu);
-	while (gone) {
-		e = gone->next;
-		vkl_mem_kept_release(gone);
-		free(gone);
-		gone = e;
-	}
+	vkl_mem_kept_free(gone);
 }
 
 /* Memory d kept whose shadow is shadow_len bytes and whose reference and
@@ -470,6 +497,7 @@ static int vkl_mem_keep_take(vkl_device *d, size_t shadow_len, size_t size, vkl_
 			e = *pp;
 			*pp = e->next;
 			d->kept_bytes -= vkl_mem_kept_bytes(e);
+			vkl_mem_kept_due(d);
 			break;
 		}
 	}
@@ -480,6 +508,29 @@ static int vkl_mem_keep_take(vkl_device *d, size_t shadow_len, size_t size, vkl_
 	k->next = NULL;
 	free(e);
 	return 1;
+}
+
+void vkl_memory_submitted(vkl_device *d, uint64_t n)
+{
+	uint64_t due = atomic_load_explicit(&d->kept_due, memory_order_relaxed);
+	vkl_mem_kept *gone, **pp;
+	unsigned long long aged = 0;
+	if (!due || n < due)
+		return;
+	pthread_mutex_lock(&d->map_mu);
+	/* most recently kept first: the first one due and all after it go */
+	for (pp = &d->kept; *pp && n < (*pp)->due; pp = &(*pp)->next)
+		;
+	gone = *pp;
+	*pp = NULL;
+	for (vkl_mem_kept *e = gone; e; e = e->next) {
+		d->kept_bytes -= vkl_mem_kept_bytes(e);
+		aged++;
+	}
+	vkl_mem_kept_due(d);
+	pthread_mutex_unlock(&d->map_mu);
+	atomic_fetch_add(&vkl_mem_kept_aged, aged);
+	vkl_mem_kept_free(gone);
 }
 
 void vkl_memory_freed(vkl_device *d, VkDeviceMemory mem)
@@ -509,13 +560,10 @@ void vkl_memory_device_gone(vkl_device *d)
 		d->mapped = m->next_mapped;
 		vkl_mem_drop_mapping(m);
 	}
-	while (d->kept) {
-		vkl_mem_kept *k = d->kept;
-		d->kept = k->next;
-		vkl_mem_kept_release(k);
-		free(k);
-	}
+	vkl_mem_kept_free(d->kept);
+	d->kept = NULL;
 	d->kept_bytes = 0;
+	atomic_store_explicit(&d->kept_due, 0, memory_order_relaxed);
 	pthread_mutex_unlock(&d->map_mu);
 	CAP_INFO("Vulkan layer: mapped memory tracker %s: %llu looks found %llu of %llu pages "
 	         "written, %llu bytes published as whole pages", vkl_track_name(vkl_track_active()),
@@ -524,8 +572,11 @@ void vkl_memory_device_gone(vkl_device *d)
 	         (unsigned long long)atomic_load(&vkl_mem_pages_seen),
 	         (unsigned long long)atomic_load(&vkl_mem_whole_bytes));
 	CAP_INFO("Vulkan layer: %llu of %llu mappings made with memory kept from an unmapped one "
-	         "(up to %zu bytes kept)", (unsigned long long)atomic_load(&vkl_mem_maps_kept),
-	         (unsigned long long)atomic_load(&vkl_mem_maps), vkl_mem_keep_max());
+	         "(up to %zu bytes kept; %llu kept memories freed untaken after %llu submissions)",
+	         (unsigned long long)atomic_load(&vkl_mem_maps_kept),
+	         (unsigned long long)atomic_load(&vkl_mem_maps), vkl_mem_keep_max(),
+	         (unsigned long long)atomic_load(&vkl_mem_kept_aged),
+	         (unsigned long long)(VKL_MEM_KEEP_AGE));
 }
 
 /* The tracker this process uses, named in the trace's metadata

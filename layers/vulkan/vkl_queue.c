@@ -252,6 +252,7 @@ static uint64_t vkl_before_submit(vkl_device *d, VkQueue queue, uint32_t cmd, co
 		vkl_objects_unlock(lk);
 	}
 	vkl_reach_publish(d, cmd, args);
+	vkl_memory_submitted(d, n);
 	return vkl_emit(cmd, CAP_REC_WORK, args);
 }
 

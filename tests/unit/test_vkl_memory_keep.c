@@ -17,6 +17,10 @@
  * - the cap (TRACESMITH_VK_MAP_CACHE, set here): a mapping larger than it is
  *   never kept, the bytes kept never exceed it, the least recently kept go
  *   first, and a device keeps at most VKL_MEM_KEEP_SLOTS mappings' memory;
+ * - memory no map takes within VKL_MEM_KEEP_AGE submissions is freed at the
+ *   submission that makes it due (vkl_memory_submitted), the least recently
+ *   kept first, not one submission earlier; memory taken and kept again is
+ *   due counting from its new keep;
  * - vkFreeMemory of a mapped object keeps its memory; the device's end frees
  *   all of it (the ASan build checks for leaks).
  */
@@ -313,6 +317,58 @@ static void tst_cap(vkl_device *d)
 		vkl_memory_freed(d, tst_mem(100 + k));
 }
 
+/* Kept memory aged out by submissions: A (4 pages) kept at submission 0,
+ * B (8 pages) at 10, then B taken and kept again at 40. */
+static void tst_age(vkl_device *d)
+{
+	static const int four[] = { 0, 1, 2, 3, -1 }, eight[] = { 0, 1, 2, 3, 4, 5, 6, 7, -1 };
+	uint8_t *ra = tst_real(4, four, 40), *rb = tst_real(8, eight, 41), *sb, *s;
+
+	vkl_memory_device_gone(d); /* what tst_cap left kept: gone */
+	TST_REQUIRE(d->kept == NULL && atomic_load(&d->kept_due) == 0);
+	atomic_store(&d->submits, 0);
+	tst_alloc(d, 200, 4);
+	tst_alloc(d, 201, 8);
+	tst_map(d, 200, ra, 0, 4 * tst_page);
+	vkl_memory_unmapping(d, tst_mem(200));
+	TST_CHECK_EQ_U64(atomic_load(&d->kept_due), VKL_MEM_KEEP_AGE);
+	atomic_store(&d->submits, 10);
+	vkl_memory_submitted(d, 10);
+	sb = tst_map(d, 201, rb, 0, 8 * tst_page);
+	vkl_memory_unmapping(d, tst_mem(201));
+	TST_CHECK_EQ_U64(d->kept_bytes, tst_kept_size(4) + tst_kept_size(8));
+	/* due at VKL_MEM_KEEP_AGE: not before */
+	vkl_memory_submitted(d, VKL_MEM_KEEP_AGE - 1);
+	TST_CHECK_EQ_U64(d->kept_bytes, tst_kept_size(4) + tst_kept_size(8));
+	/* B taken before it is due: its own shadow back, kept again at 40 */
+	atomic_store(&d->submits, 40);
+	s = tst_map(d, 201, rb, 0, 8 * tst_page);
+	TST_CHECK(s == sb);
+	TST_CHECK(memcmp(s, rb, 8 * tst_page) == 0);
+	vkl_memory_unmapping(d, tst_mem(201));
+	TST_CHECK_EQ_U64(atomic_load(&d->kept_due), VKL_MEM_KEEP_AGE);
+	/* A, the least recently kept, goes at its submission; B stays */
+	vkl_memory_submitted(d, VKL_MEM_KEEP_AGE);
+	TST_CHECK_EQ_U64(d->kept_bytes, tst_kept_size(8));
+	TST_CHECK(d->kept != NULL && d->kept->next == NULL);
+	TST_CHECK_EQ_U64(atomic_load(&d->kept_due), 40 + VKL_MEM_KEEP_AGE);
+	vkl_memory_submitted(d, 40 + VKL_MEM_KEEP_AGE - 1);
+	TST_CHECK_EQ_U64(d->kept_bytes, tst_kept_size(8));
+	/* a later submission than the due one frees it too */
+	vkl_memory_submitted(d, 40 + VKL_MEM_KEEP_AGE + 5);
+	TST_CHECK(d->kept == NULL);
+	TST_CHECK_EQ_U64(d->kept_bytes, 0);
+	TST_CHECK_EQ_U64(atomic_load(&d->kept_due), 0);
+	TST_CHECK_EQ_U64(atomic_load(&vkl_mem_kept_aged), 2);
+	/* the next map: fresh memory, the driver's bytes */
+	tst_map_kept(d, 200, ra, 0, 4 * tst_page, 0);
+	vkl_memory_unmapping(d, tst_mem(200));
+	vkl_memory_freed(d, tst_mem(200));
+	vkl_memory_freed(d, tst_mem(201));
+	munmap(ra, 4 * tst_page);
+	munmap(rb, 8 * tst_page);
+}
+
 static int tst_run(const char *tracker)
 {
 	vkl_device d;
@@ -336,6 +392,7 @@ static int tst_run(const char *tracker)
 	tst_device_init(&d);
 	tst_scan_reuse(&d, kind);
 	tst_cap(&d);
+	tst_age(&d);
 	TST_CHECK(d.kept != NULL);
 	vkl_memory_device_gone(&d);
 	TST_CHECK(d.kept == NULL && d.kept_bytes == 0);
