@@ -388,6 +388,9 @@ $(BUILD)/tests/programs/%: $(BUILD)/obj/tests/programs/%.o $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -rdynamic $< $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
 
+# gl_zink is an OpenGL program (Mesa's zink under the layer): GLX and Xlib.
+$(BUILD)/tests/programs/gl_zink: LDLIBS_ALL += -lGL -lX11
+
 $(BUILD)/tests/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -rdynamic $< $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@

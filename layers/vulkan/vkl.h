@@ -71,6 +71,9 @@ struct vkl_mem_kept;
 struct vkl_trim_obj;
 typedef struct vkl_frame_dev vkl_frame_dev;
 
+/* Timeline signals a device remembers (vkl_device.sig). */
+#define VKL_SIGNALS 64
+
 typedef struct vkl_device {
 	vkl_device_table table; /* first: the generated wrappers use it */
 	VkDevice handle;
@@ -101,6 +104,14 @@ typedef struct vkl_device {
 	_Atomic(uint64_t) completed;
 	/* The queue every submission went to (0: none yet, 1: several). */
 	_Atomic(uintptr_t) submit_queue;
+	/* Timeline semaphore signals of submissions not yet known reached
+	 * (vkl_queue.c): a wait or counter query that shows one reached
+	 * completes its submission; oldest first, under sig_mu. */
+	pthread_mutex_t sig_mu;
+	struct vkl_signal {
+		uint64_t semaphore, value, submission;
+	} sig[VKL_SIGNALS];
+	uint32_t nsig;
 	/* TRACESMITH_FRAME_HASH state (vkl_frame.c); NULL when off. */
 	vkl_frame_dev *frame;
 } vkl_device;

@@ -992,6 +992,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateDevice(VkPhysicalDevice physicalDev
 		vkl_record_register();
 	d->can_present = can_present;
 	pthread_mutex_init(&d->map_mu, NULL);
+	pthread_mutex_init(&d->sig_mu, NULL);
 	inst->table.GetPhysicalDeviceMemoryProperties(physicalDevice, &d->mem_props);
 	vkl_device_table_fill(&d->table, *pDevice, gdpa, inst->handle, gipa);
 	vkl_frame_device_init(d);
@@ -1043,5 +1044,6 @@ VKAPI_ATTR void VKAPI_CALL vkl_o_vkDestroyDevice(VkDevice device,
 	d->table.DestroyDevice(device, pAllocator);
 	vkl_memory_device_gone(d);
 	pthread_mutex_destroy(&d->map_mu);
+	pthread_mutex_destroy(&d->sig_mu);
 	free(d);
 }

@@ -228,6 +228,116 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkInvalidateMappedMemoryRanges(
 	return ret;
 }
 
+/* ---- timeline semaphores ------------------------------------------------------ */
+
+/*
+ * A program that waits for its work with a timeline semaphore (vkWaitSemaphores,
+ * or polling vkGetSemaphoreCounterValue) and no fence, as zink does, never
+ * made the device look idle, so its readbacks stayed pending and were
+ * never checkpointed.  Each submission's timeline signals (a value over 0:
+ * binary semaphores' values are 0 or ignored) are noted in the device's
+ * table before it goes down; a wait or query that shows a semaphore at or
+ * past a noted value completes that submission and, as a fence would, those
+ * before it.  Only while every submission went to one queue: another
+ * queue's earlier work may still run.  A wait for any one of several
+ * semaphores completes nothing (which one was reached is not known).  The
+ * table keeps the VKL_SIGNALS newest signals; an older one dropped only
+ * delays a completion to the next signal reached.
+ */
+
+/* Called with d->sig_mu held. */
+static void vkl_signal_note(vkl_device *d, VkSemaphore sem, uint64_t value, uint64_t n)
+{
+	if (!sem || !value)
+		return;
+	if (d->nsig == VKL_SIGNALS) {
+		memmove(&d->sig[0], &d->sig[1], (VKL_SIGNALS - 1) * sizeof(d->sig[0]));
+		d->nsig--;
+	}
+	d->sig[d->nsig].semaphore = (uint64_t)(uintptr_t)sem;
+	d->sig[d->nsig].value = value;
+	d->sig[d->nsig].submission = n;
+	d->nsig++;
+}
+
+static const void *vkl_chained(const void *next, VkStructureType type)
+{
+	const VkBaseInStructure *b = next;
+	while (b && b->sType != type)
+		b = b->pNext;
+	return b;
+}
+
+/* The timeline signals of submission n (the arguments of cmd). */
+static void vkl_signals_noted(vkl_device *d, uint32_t cmd, const void *args, uint64_t n)
+{
+	uint32_t i, j;
+	pthread_mutex_lock(&d->sig_mu);
+	if (cmd == SBT_VK_CMD_vkQueueSubmit) {
+		const sbt_vk_args_vkQueueSubmit *a = args;
+		for (i = 0; i < a->submitCount; i++) {
+			const VkSubmitInfo *si = &a->pSubmits[i];
+			const VkTimelineSemaphoreSubmitInfo *t =
+			        vkl_chained(si->pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+			for (j = 0; t && t->pSignalSemaphoreValues && j < si->signalSemaphoreCount &&
+			            j < t->signalSemaphoreValueCount; j++)
+				vkl_signal_note(d, si->pSignalSemaphores[j], t->pSignalSemaphoreValues[j], n);
+		}
+	} else if (cmd == SBT_VK_CMD_vkQueueSubmit2 || cmd == SBT_VK_CMD_vkQueueSubmit2KHR) {
+		const sbt_vk_args_vkQueueSubmit2 *a = args;
+		for (i = 0; i < a->submitCount; i++)
+			for (j = 0; j < a->pSubmits[i].signalSemaphoreInfoCount; j++)
+				vkl_signal_note(d, a->pSubmits[i].pSignalSemaphoreInfos[j].semaphore,
+				                a->pSubmits[i].pSignalSemaphoreInfos[j].value, n);
+	} else if (cmd == SBT_VK_CMD_vkQueueBindSparse) {
+		const sbt_vk_args_vkQueueBindSparse *a = args;
+		for (i = 0; i < a->bindInfoCount; i++) {
+			const VkBindSparseInfo *bi = &a->pBindInfo[i];
+			const VkTimelineSemaphoreSubmitInfo *t =
+			        vkl_chained(bi->pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+			for (j = 0; t && t->pSignalSemaphoreValues && j < bi->signalSemaphoreCount &&
+			            j < t->signalSemaphoreValueCount; j++)
+				vkl_signal_note(d, bi->pSignalSemaphores[j], t->pSignalSemaphoreValues[j], n);
+		}
+	}
+	pthread_mutex_unlock(&d->sig_mu);
+}
+
+/* sem is at value or past it: the highest submission noted as signalling
+ * it at or below value (0: none), those signals forgotten with any of a
+ * submission already complete. */
+static uint64_t vkl_signals_reached(vkl_device *d, VkSemaphore sem, uint64_t value)
+{
+	uint64_t hi = 0, done = atomic_load(&d->completed), h = (uint64_t)(uintptr_t)sem;
+	uint32_t i, k = 0;
+	pthread_mutex_lock(&d->sig_mu);
+	for (i = 0; i < d->nsig; i++) {
+		const struct vkl_signal *g = &d->sig[i];
+		if (g->semaphore == h && g->value <= value) {
+			if (g->submission > hi)
+				hi = g->submission;
+			continue;
+		}
+		if (g->submission <= done)
+			continue;
+		d->sig[k++] = *g;
+	}
+	d->nsig = k;
+	pthread_mutex_unlock(&d->sig_mu);
+	return hi;
+}
+
+/* Completes submission n and those before it when every submission went
+ * to one queue; returns whether that completed anything new. */
+static int vkl_signals_complete(vkl_device *d, uint64_t n)
+{
+	if (!n || atomic_load(&d->submit_queue) == (uintptr_t)1 ||
+	    n <= atomic_load(&d->completed))
+		return 0;
+	vkl_device_completed(d, n);
+	return 1;
+}
+
 /* ---- submission -------------------------------------------------------------- */
 
 /* Host writes published, the submission numbered (and its fence marked
@@ -251,6 +361,7 @@ static uint64_t vkl_before_submit(vkl_device *d, VkQueue queue, uint32_t cmd, co
 			o->data = (void *)(uintptr_t)n;
 		vkl_objects_unlock(lk);
 	}
+	vkl_signals_noted(d, cmd, args, n);
 	vkl_reach_publish(d, cmd, args);
 	vkl_memory_submitted(d, n);
 	return vkl_emit(cmd, CAP_REC_WORK, args);
@@ -484,8 +595,22 @@ static VkResult vkl_wait_semaphores(VkDevice device, const VkSemaphoreWaitInfo *
 		a.timeout = timeout;
 		a.ret = ret;
 		seq = vkl_emit(cmd, 0, &a);
-		if (ret == VK_SUCCESS)
+		if (ret == VK_SUCCESS) {
+			/* every semaphore at its value, unless any one was enough */
+			uint64_t hi = 0;
+			uint32_t i;
+			if (!(pWaitInfo->flags & VK_SEMAPHORE_WAIT_ANY_BIT) ||
+			    pWaitInfo->semaphoreCount == 1) {
+				for (i = 0; i < pWaitInfo->semaphoreCount; i++) {
+					uint64_t r = vkl_signals_reached(d, pWaitInfo->pSemaphores[i],
+					                                 pWaitInfo->pValues[i]);
+					if (r > hi)
+						hi = r;
+				}
+			}
+			vkl_signals_complete(d, hi);
 			vkl_memory_observe(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, seq);
+		}
 	}
 	return ret;
 }
@@ -495,6 +620,46 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkWaitSemaphores(VkDevice device,
                                                       uint64_t timeout)
 {
 	return vkl_wait_semaphores(device, pWaitInfo, timeout, SBT_VK_CMD_vkWaitSemaphores, 0);
+}
+
+/* The program can read what the work that signalled the value it sees
+ * wrote: an observation, when the value completes a submission not known
+ * complete before (a program polling the counter observes once). */
+static VkResult vkl_counter_value(VkDevice device, VkSemaphore semaphore, uint64_t *pValue,
+                                  uint32_t cmd, int khr)
+{
+	vkl_device *d = vkl_device_get(device);
+	VkResult ret = khr ? d->table.GetSemaphoreCounterValueKHR(device, semaphore, pValue)
+	                   : d->table.GetSemaphoreCounterValue(device, semaphore, pValue);
+	if (vkl_on()) {
+		sbt_vk_args_vkGetSemaphoreCounterValue a;
+		uint64_t seq;
+		a.device = device;
+		a.semaphore = semaphore;
+		a.pValue = pValue;
+		a.ret = ret;
+		seq = vkl_emit(cmd, 0, &a);
+		if (ret == VK_SUCCESS &&
+		    vkl_signals_complete(d, vkl_signals_reached(d, semaphore, *pValue)))
+			vkl_memory_observe(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, seq);
+	}
+	return ret;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkGetSemaphoreCounterValue(VkDevice device,
+                                                                VkSemaphore semaphore,
+                                                                uint64_t *pValue)
+{
+	return vkl_counter_value(device, semaphore, pValue, SBT_VK_CMD_vkGetSemaphoreCounterValue,
+	                         0);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkGetSemaphoreCounterValueKHR(VkDevice device,
+                                                                   VkSemaphore semaphore,
+                                                                   uint64_t *pValue)
+{
+	return vkl_counter_value(device, semaphore, pValue,
+	                         SBT_VK_CMD_vkGetSemaphoreCounterValueKHR, 1);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkWaitSemaphoresKHR(VkDevice device,

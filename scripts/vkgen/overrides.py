@@ -147,6 +147,7 @@ LAYER_HANDWRITTEN = (
     "vkQueuePresentKHR",
     "vkWaitForFences", "vkGetFenceStatus", "vkQueueWaitIdle", "vkDeviceWaitIdle",
     "vkWaitSemaphores", "vkWaitSemaphoresKHR",
+    "vkGetSemaphoreCounterValue", "vkGetSemaphoreCounterValueKHR",
     "vkQueueInsertDebugUtilsLabelEXT",
 )
 

@@ -12,12 +12,19 @@
  * vkGetFenceStatus on odd ones), invalidates and checks every result
  * against the same function computed here.
  *
+ * --timeline (Vulkan 1.2): each round's submit signals a timeline semaphore
+ * to the round's number (from 1) instead of a fence, and the host waits
+ * with vkWaitSemaphores on even rounds and by polling
+ * vkGetSemaphoreCounterValue on odd ones; where the readback memory is
+ * host-coherent it then reads the results without an invalidate (nothing
+ * else tells a layer that the host may now read them).
+ *
  * Inputs always have 0x1 in their top nibble and results 0xE, so no result
  * word equals an input word: a test that finds result bytes in a trace's
  * blobs has found device-written memory captured as host input.
  *
  * usage: vk_compute [--size N] [--submits K] [--labels] [--results FILE]
- *                   [--inputs FILE] [--app-window A-B] [--execute]
+ *                   [--inputs FILE] [--app-window A-B] [--execute] [--timeline]
  * Prints one line: size, submits, the XXH3-64 hash of every result word
  * read (all rounds, in order) and the first and last results of the last
  * round.  --results writes those result words (little-endian u32, all
@@ -43,6 +50,7 @@ typedef struct vkc_opts {
 	uint32_t submits;
 	int labels;
 	int execute;
+	int timeline;
 	const char *results;
 	const char *inputs;
 	uint32_t app_first, app_last; /* --app-window, 0: none */
@@ -58,7 +66,8 @@ static void vkc_usage(FILE *f)
 	           "  --results F   write every result word read (u32 LE, all rounds) to F\n"
 	           "  --inputs F    write round 0's input words (u32 LE) to F\n"
 	           "  --app-window A-B  in-app capture window over rounds A..B (from 1)\n"
-	           "  --execute     each round executes a secondary command buffer first\n");
+	           "  --execute     each round executes a secondary command buffer first\n"
+	           "  --timeline    wait on a timeline semaphore, not a fence (Vulkan 1.2)\n");
 }
 
 static void vkc_parse(int argc, char **argv, vkc_opts *o)
@@ -68,6 +77,8 @@ static void vkc_parse(int argc, char **argv, vkc_opts *o)
 	o->size = 4096;
 	o->submits = 4;
 	o->labels = 0;
+	o->execute = 0;
+	o->timeline = 0;
 	o->results = NULL;
 	o->inputs = NULL;
 	o->app_first = o->app_last = 0;
@@ -87,6 +98,8 @@ static void vkc_parse(int argc, char **argv, vkc_opts *o)
 			                           100000);
 		} else if (!strcmp(a, "--execute")) {
 			o->execute = 1;
+		} else if (!strcmp(a, "--timeline")) {
+			o->timeline = 1;
 		} else if (!strcmp(a, "--labels")) {
 			o->labels = 1;
 		} else if (!strcmp(a, "--results")) {
@@ -127,6 +140,7 @@ int main(int argc, char **argv)
 	VkCommandPool cpool;
 	VkCommandBuffer cb, sec = VK_NULL_HANDLE;
 	VkFence fence;
+	VkSemaphore timeline = VK_NULL_HANDLE;
 	XXH3_state_t *hs;
 	uint8_t *all_results = NULL;
 	VkDeviceSize bytes;
@@ -135,7 +149,8 @@ int main(int argc, char **argv)
 
 	vkc_parse(argc, argv, &o);
 	bytes = (VkDeviceSize)o.size * 4;
-	vkp_ctx_init(&c, "vk_compute", o.labels ? VKP_DEBUG_UTILS : 0);
+	vkp_ctx_init(&c, "vk_compute",
+	             (o.labels ? VKP_DEBUG_UTILS : 0) | (o.timeline ? VKP_TIMELINE : 0));
 
 	vkp_buffer_create(&c, &params, 256, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0, 1);
@@ -175,6 +190,12 @@ int main(int argc, char **argv)
 	cbai.commandBufferCount = 1;
 	VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, &cb));
 	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fence));
+	if (o.timeline) {
+		VkSemaphoreTypeCreateInfo tci = { VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO, NULL,
+			                          VK_SEMAPHORE_TYPE_TIMELINE, 0 };
+		VkSemaphoreCreateInfo sci = { VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &tci, 0 };
+		VKP_CHECK(&c, vkCreateSemaphore(c.device, &sci, NULL, &timeline));
+	}
 	memset(&scratch, 0, sizeof(scratch));
 	if (o.execute) {
 		VkCommandBufferInheritanceInfo inh = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO };
@@ -235,10 +256,41 @@ int main(int argc, char **argv)
 
 		si.commandBufferCount = 1;
 		si.pCommandBuffers = &cb;
-		VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
+		if (o.timeline) {
+			uint64_t value = r + 1, now = 0;
+			VkTimelineSemaphoreSubmitInfo tsi = {
+				.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+				.signalSemaphoreValueCount = 1,
+				.pSignalSemaphoreValues = &value
+			};
+			VkSemaphoreWaitInfo wi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+				                   .semaphoreCount = 1,
+				                   .pSemaphores = &timeline,
+				                   .pValues = &value };
+			si.pNext = &tsi;
+			si.signalSemaphoreCount = 1;
+			si.pSignalSemaphores = &timeline;
+			VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, VK_NULL_HANDLE));
+			if (r % 2 == 0) {
+				VKP_CHECK(&c, vkWaitSemaphores(c.device, &wi, UINT64_MAX));
+			} else {
+				for (;;) {
+					VKP_CHECK(&c, vkGetSemaphoreCounterValue(c.device, timeline, &now));
+					if (now >= value)
+						break;
+					usleep(100);
+				}
+			}
+			if (!readback.coherent)
+				vkp_buffer_invalidate(&c, &readback);
+		} else {
+			VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
+		}
 		snprintf(label, sizeof(label), "vk_compute submitted %u", (unsigned)r);
 		vkp_queue_label(&c, label);
-		if (r % 2 == 0) {
+		if (o.timeline) {
+			/* waited above */
+		} else if (r % 2 == 0) {
 			VKP_CHECK(&c, vkWaitForFences(c.device, 1, &fence, VK_TRUE, UINT64_MAX));
 		} else {
 			VkResult st;
@@ -246,8 +298,10 @@ int main(int argc, char **argv)
 				usleep(100);
 			VKP_CHECK(&c, st);
 		}
-		VKP_CHECK(&c, vkResetFences(c.device, 1, &fence));
-		vkp_buffer_invalidate(&c, &readback);
+		if (!o.timeline) {
+			VKP_CHECK(&c, vkResetFences(c.device, 1, &fence));
+			vkp_buffer_invalidate(&c, &readback);
+		}
 
 		for (i = 0; i < o.size; i++) {
 			uint32_t want = vkp_compute_mix(x[i], r);
@@ -272,6 +326,8 @@ int main(int argc, char **argv)
 	free(all_results);
 	XXH3_freeState(hs);
 	vkDestroyFence(c.device, fence, NULL);
+	if (timeline)
+		vkDestroySemaphore(c.device, timeline, NULL);
 	vkDestroyCommandPool(c.device, cpool, NULL);
 	vkDestroyPipeline(c.device, pipe, NULL);
 	vkDestroyShaderModule(c.device, mod, NULL);

@@ -681,6 +681,8 @@ VKAPI_ATTR void VKAPI_CALL vkl_o_vkGetPhysicalDeviceFeatures2KHR(VkPhysicalDevic
 VKAPI_ATTR void VKAPI_CALL vkl_o_vkGetPhysicalDeviceProperties2(VkPhysicalDevice physicalDevice, VkPhysicalDeviceProperties2* pProperties);
 VKAPI_ATTR void VKAPI_CALL vkl_o_vkGetPhysicalDeviceProperties2KHR(VkPhysicalDevice physicalDevice, VkPhysicalDeviceProperties2* pProperties);
 VKAPI_ATTR void VKAPI_CALL vkl_o_vkQueueInsertDebugUtilsLabelEXT(VkQueue queue, const VkDebugUtilsLabelEXT* pLabelInfo);
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkGetSemaphoreCounterValue(VkDevice device, VkSemaphore semaphore, uint64_t* pValue);
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkGetSemaphoreCounterValueKHR(VkDevice device, VkSemaphore semaphore, uint64_t* pValue);
 VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkWaitSemaphores(VkDevice device, const VkSemaphoreWaitInfo* pWaitInfo, uint64_t timeout);
 VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkWaitSemaphoresKHR(VkDevice device, const VkSemaphoreWaitInfo* pWaitInfo, uint64_t timeout);
 VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkGetPhysicalDeviceToolProperties(VkPhysicalDevice physicalDevice, uint32_t* pToolCount, VkPhysicalDeviceToolProperties* pToolProperties);

@@ -6398,38 +6398,6 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass2KHR(VkCommandBuffer c
 	}
 }
 
-static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetSemaphoreCounterValue(VkDevice device, VkSemaphore semaphore, uint64_t* pValue)
-{
-	const vkl_device *vkl_x = vkl_device_get(device);
-	VkResult vkl_ret;
-	vkl_ret = vkl_x->table.GetSemaphoreCounterValue(device, semaphore, pValue);
-	if (vkl_records(vkl_x)) {
-		sbt_vk_args_vkGetSemaphoreCounterValue vkl_a;
-		vkl_a.device = device;
-		vkl_a.semaphore = semaphore;
-		vkl_a.pValue = pValue;
-		vkl_a.ret = vkl_ret;
-		vkl_emit(SBT_VK_CMD_vkGetSemaphoreCounterValue, 0, &vkl_a);
-	}
-	return vkl_ret;
-}
-
-static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetSemaphoreCounterValueKHR(VkDevice device, VkSemaphore semaphore, uint64_t* pValue)
-{
-	const vkl_device *vkl_x = vkl_device_get(device);
-	VkResult vkl_ret;
-	vkl_ret = vkl_x->table.GetSemaphoreCounterValueKHR(device, semaphore, pValue);
-	if (vkl_records(vkl_x)) {
-		sbt_vk_args_vkGetSemaphoreCounterValueKHR vkl_a;
-		vkl_a.device = device;
-		vkl_a.semaphore = semaphore;
-		vkl_a.pValue = pValue;
-		vkl_a.ret = vkl_ret;
-		vkl_emit(SBT_VK_CMD_vkGetSemaphoreCounterValueKHR, 0, &vkl_a);
-	}
-	return vkl_ret;
-}
-
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkSignalSemaphore(VkDevice device, const VkSemaphoreSignalInfo* pSignalInfo)
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
@@ -14383,8 +14351,8 @@ const vkl_proc vkl_procs[] = {
 	{"vkGetRayTracingShaderGroupStackSizeKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupStackSizeKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupStackSizeKHR)},
 	{"vkGetRefreshCycleDurationGOOGLE", (PFN_vkVoidFunction)vkl_w_vkGetRefreshCycleDurationGOOGLE, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRefreshCycleDurationGOOGLE)},
 	{"vkGetRenderAreaGranularity", (PFN_vkVoidFunction)vkl_w_vkGetRenderAreaGranularity, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRenderAreaGranularity)},
-	{"vkGetSemaphoreCounterValue", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreCounterValue, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreCounterValue)},
-	{"vkGetSemaphoreCounterValueKHR", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreCounterValueKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreCounterValueKHR)},
+	{"vkGetSemaphoreCounterValue", (PFN_vkVoidFunction)vkl_o_vkGetSemaphoreCounterValue, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreCounterValue)},
+	{"vkGetSemaphoreCounterValueKHR", (PFN_vkVoidFunction)vkl_o_vkGetSemaphoreCounterValueKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreCounterValueKHR)},
 	{"vkGetSemaphoreFdKHR", (PFN_vkVoidFunction)vkl_w_vkGetSemaphoreFdKHR, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetSemaphoreFdKHR)},
 	{"vkGetShaderInfoAMD", (PFN_vkVoidFunction)vkl_w_vkGetShaderInfoAMD, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderInfoAMD)},
 	{"vkGetShaderModuleCreateInfoIdentifierEXT", (PFN_vkVoidFunction)vkl_w_vkGetShaderModuleCreateInfoIdentifierEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetShaderModuleCreateInfoIdentifierEXT)},

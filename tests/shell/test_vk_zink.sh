@@ -1,0 +1,85 @@
+#!/bin/sh
+# OpenGL through Mesa's zink (Mesa 22.3, OpenGL on Vulkan) under the layer:
+# zink is the Vulkan application here, with the command stream a real GL
+# driver makes (dynamic rendering, extended dynamic state 1-3, vertex
+# input as dynamic state, push descriptors through templates, multi-draw)
+# and no fence: it waits for its work with timeline semaphores only.
+# tests/programs/gl_zink draws 30 frames (a vertex buffer rewritten by
+# glBufferSubData and glMapBufferRange, a texture updated by
+# glTexSubImage2D, immediate-mode quads) and prints a hash of each frame
+# read back with glReadPixels.  On a private Xvfb, with the validation
+# layer below ours:
+# - zink alone: the renderer is zink, no VUID- line;
+# - under VK_INSTANCE_LAYERS=VK_LAYER_tracesmith: the same 30 hashes, and
+#   readback checkpoints taken at zink's vkWaitSemaphores calls (before
+#   the layer followed timeline signals the device never looked idle to
+#   it: the trace's 22 checkpoints were all taken at the vkQueueWaitIdle
+#   of zink's teardown, of the last frame's bytes only); tsreplay
+#   --validate matches every one;
+# - under tscapture --submits 21-41 (a window opening mid-run: its
+#   snapshot recreates zink's objects, templates and timeline semaphore):
+#   the same hashes, and the window's replay matches every checkpoint it
+#   holds (before, it held none).
+# Mesa 22.3 picks zink on a software Vulkan device only with
+# LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER=zink; it then shows nothing in
+# the window (no swapchain), which the test does not need.
+set -eu
+. "${TOP:-.}/tests/support/shell.sh"
+. "$TOP/tests/support/vk_env.sh"
+trap 'vk_env_xvfb_stop; rm -rf "$T"' EXIT INT TERM
+[ -f /usr/lib/x86_64-linux-gnu/dri/zink_dri.so ] ||
+	fail "Mesa's zink is not installed (libgl1-mesa-dri, scripts/deps.sh)"
+P=$BUILD/tests/programs/gl_zink
+[ -x "$P" ] || fail "$P is not built (make; it needs libgl-dev)"
+vk_env_init
+vk_env_tsan_skip "Mesa's zink"
+vk_env_xvfb_start
+LIBGL_ALWAYS_SOFTWARE=1
+GALLIUM_DRIVER=zink
+XDG_RUNTIME_DIR=$T/xdg
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+export LIBGL_ALWAYS_SOFTWARE GALLIUM_DRIVER XDG_RUNTIME_DIR
+
+# replay_matched SBT LOG WHAT: tsreplay --validate matches every checkpoint
+# SBT holds, and there are some; m: how many.
+replay_matched() {
+	"$BUILD/tsinfo" --dump "$1" >"$1.dump" || fail "tsinfo cannot read $3"
+	m=$(grep -c ' checkpoint ' "$1.dump" || :)
+	[ "$m" -gt 0 ] || fail "$3 holds no checkpoint"
+	vk_env_layers_none
+	vk_env_run "$2" "$BUILD/tsreplay" --validate "$1" || fail "tsreplay --validate of $3"
+	grep -q "checkpoints: $m compared, $m matched, 0 differ" "$2" ||
+		fail "$3, replayed: $(grep 'checkpoints:' "$2") ($m in the trace)"
+}
+
+vk_env_layers_validation
+vk_env_run "$T/plain.log" "$P" --frames 30 || fail "gl_zink on zink alone"
+grep -q '^renderer zink' "$T/plain.log" ||
+	fail "the GL renderer is not zink: $(grep '^renderer' "$T/plain.log")"
+grep '^frame ' "$T/plain.log" >"$T/plain.hashes"
+[ "$(wc -l <"$T/plain.hashes")" -eq 30 ] || fail "gl_zink printed $(wc -l <"$T/plain.hashes") frames"
+
+# the whole run under VK_INSTANCE_LAYERS
+vk_env_layers_ours
+TRACESMITH_OUTPUT=$T/zink.sbt vk_env_run "$T/ours.log" "$P" --frames 30 ||
+	fail "gl_zink under our layer"
+grep '^frame ' "$T/ours.log" | cmp -s - "$T/plain.hashes" ||
+	fail "the frames read back under our layer differ from zink alone"
+replay_matched "$T/zink.sbt" "$T/replay.log" "the whole run's trace"
+! grep -q ' vulkan.vkWaitForFences ' "$T/zink.sbt.dump" ||
+	fail "zink waited on a fence: the test no longer covers timeline-only waits"
+first=$(sed -n 's/.* checkpoint call_seq=\([0-9]*\) .*/\1/p' "$T/zink.sbt.dump" | head -n 1)
+grep -q "^seq=$first [^ ]* [^ ]* vulkan.vkWaitSemaphores " "$T/zink.sbt.dump" ||
+	fail "the first checkpoint (of call $first) is not at a vkWaitSemaphores"
+echo "ok: whole run, 30 frames equal, $m checkpoints matched"
+
+# a window of submits 21-41
+vk_env_layers_validation
+vk_env_run "$T/win.log" "$BUILD/tscapture" -o "$T/w.sbt" --submits 21-41 -- "$P" --frames 30 ||
+	fail "gl_zink under tscapture --submits 21-41"
+grep '^frame ' "$T/win.log" | cmp -s - "$T/plain.hashes" ||
+	fail "the frames read back under tscapture differ from zink alone"
+win=$(ls "$T"/w-*.sbt 2>/dev/null | head -n 1)
+[ -n "$win" ] || fail "tscapture wrote no window trace: $(tail -3 "$T/win.log")"
+replay_matched "$win" "$T/wreplay.log" "the window's trace"
+echo "ok: window of submits 21-41, $m checkpoints matched"
