@@ -245,11 +245,16 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkInvalidateMappedMemoryRanges(
  * delays a completion to the next signal reached.
  */
 
-/* Called with d->sig_mu held. */
-static void vkl_signal_note(vkl_device *d, VkSemaphore sem, uint64_t value, uint64_t n)
+/* Takes d->sig_mu at the first signal noted (*locked). */
+static void vkl_signal_note(vkl_device *d, VkSemaphore sem, uint64_t value, uint64_t n,
+                            int *locked)
 {
 	if (!sem || !value)
 		return;
+	if (!*locked) {
+		pthread_mutex_lock(&d->sig_mu);
+		*locked = 1;
+	}
 	if (d->nsig == VKL_SIGNALS) {
 		memmove(&d->sig[0], &d->sig[1], (VKL_SIGNALS - 1) * sizeof(d->sig[0]));
 		d->nsig--;
@@ -268,11 +273,12 @@ static const void *vkl_chained(const void *next, VkStructureType type)
 	return b;
 }
 
-/* The timeline signals of submission n (the arguments of cmd). */
+/* The timeline signals of submission n (the arguments of cmd); no lock
+ * taken when it has none. */
 static void vkl_signals_noted(vkl_device *d, uint32_t cmd, const void *args, uint64_t n)
 {
 	uint32_t i, j;
-	pthread_mutex_lock(&d->sig_mu);
+	int locked = 0;
 	if (cmd == SBT_VK_CMD_vkQueueSubmit) {
 		const sbt_vk_args_vkQueueSubmit *a = args;
 		for (i = 0; i < a->submitCount; i++) {
@@ -281,14 +287,15 @@ static void vkl_signals_noted(vkl_device *d, uint32_t cmd, const void *args, uin
 			        vkl_chained(si->pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
 			for (j = 0; t && t->pSignalSemaphoreValues && j < si->signalSemaphoreCount &&
 			            j < t->signalSemaphoreValueCount; j++)
-				vkl_signal_note(d, si->pSignalSemaphores[j], t->pSignalSemaphoreValues[j], n);
+				vkl_signal_note(d, si->pSignalSemaphores[j], t->pSignalSemaphoreValues[j], n,
+				                &locked);
 		}
 	} else if (cmd == SBT_VK_CMD_vkQueueSubmit2 || cmd == SBT_VK_CMD_vkQueueSubmit2KHR) {
 		const sbt_vk_args_vkQueueSubmit2 *a = args;
 		for (i = 0; i < a->submitCount; i++)
 			for (j = 0; j < a->pSubmits[i].signalSemaphoreInfoCount; j++)
 				vkl_signal_note(d, a->pSubmits[i].pSignalSemaphoreInfos[j].semaphore,
-				                a->pSubmits[i].pSignalSemaphoreInfos[j].value, n);
+				                a->pSubmits[i].pSignalSemaphoreInfos[j].value, n, &locked);
 	} else if (cmd == SBT_VK_CMD_vkQueueBindSparse) {
 		const sbt_vk_args_vkQueueBindSparse *a = args;
 		for (i = 0; i < a->bindInfoCount; i++) {
@@ -297,10 +304,12 @@ static void vkl_signals_noted(vkl_device *d, uint32_t cmd, const void *args, uin
 			        vkl_chained(bi->pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
 			for (j = 0; t && t->pSignalSemaphoreValues && j < bi->signalSemaphoreCount &&
 			            j < t->signalSemaphoreValueCount; j++)
-				vkl_signal_note(d, bi->pSignalSemaphores[j], t->pSignalSemaphoreValues[j], n);
+				vkl_signal_note(d, bi->pSignalSemaphores[j], t->pSignalSemaphoreValues[j], n,
+				                &locked);
 		}
 	}
-	pthread_mutex_unlock(&d->sig_mu);
+	if (locked)
+		pthread_mutex_unlock(&d->sig_mu);
 }
 
 /* sem is at value or past it: the highest submission noted as signalling
