@@ -273,6 +273,19 @@ static const void *vkl_chained(const void *next, VkStructureType type)
 	return b;
 }
 
+/* The signals of a VkSubmitInfo or VkBindSparseInfo (its pNext, its
+ * semaphores): their values in a chained VkTimelineSemaphoreSubmitInfo. */
+static void vkl_signals_chained(vkl_device *d, const void *pnext, uint32_t count,
+                                const VkSemaphore *sems, uint64_t n, int *locked)
+{
+	const VkTimelineSemaphoreSubmitInfo *t =
+	        vkl_chained(pnext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+	uint32_t j;
+	for (j = 0; t && t->pSignalSemaphoreValues && j < count && j < t->signalSemaphoreValueCount;
+	     j++)
+		vkl_signal_note(d, sems[j], t->pSignalSemaphoreValues[j], n, locked);
+}
+
 /* The timeline signals of submission n (the arguments of cmd); no lock
  * taken when it has none. */
 static void vkl_signals_noted(vkl_device *d, uint32_t cmd, const void *args, uint64_t n)
@@ -281,15 +294,9 @@ static void vkl_signals_noted(vkl_device *d, uint32_t cmd, const void *args, uin
 	int locked = 0;
 	if (cmd == SBT_VK_CMD_vkQueueSubmit) {
 		const sbt_vk_args_vkQueueSubmit *a = args;
-		for (i = 0; i < a->submitCount; i++) {
-			const VkSubmitInfo *si = &a->pSubmits[i];
-			const VkTimelineSemaphoreSubmitInfo *t =
-			        vkl_chained(si->pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
-			for (j = 0; t && t->pSignalSemaphoreValues && j < si->signalSemaphoreCount &&
-			            j < t->signalSemaphoreValueCount; j++)
-				vkl_signal_note(d, si->pSignalSemaphores[j], t->pSignalSemaphoreValues[j], n,
-				                &locked);
-		}
+		for (i = 0; i < a->submitCount; i++)
+			vkl_signals_chained(d, a->pSubmits[i].pNext, a->pSubmits[i].signalSemaphoreCount,
+			                    a->pSubmits[i].pSignalSemaphores, n, &locked);
 	} else if (cmd == SBT_VK_CMD_vkQueueSubmit2 || cmd == SBT_VK_CMD_vkQueueSubmit2KHR) {
 		const sbt_vk_args_vkQueueSubmit2 *a = args;
 		for (i = 0; i < a->submitCount; i++)
@@ -298,15 +305,9 @@ static void vkl_signals_noted(vkl_device *d, uint32_t cmd, const void *args, uin
 				                a->pSubmits[i].pSignalSemaphoreInfos[j].value, n, &locked);
 	} else if (cmd == SBT_VK_CMD_vkQueueBindSparse) {
 		const sbt_vk_args_vkQueueBindSparse *a = args;
-		for (i = 0; i < a->bindInfoCount; i++) {
-			const VkBindSparseInfo *bi = &a->pBindInfo[i];
-			const VkTimelineSemaphoreSubmitInfo *t =
-			        vkl_chained(bi->pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
-			for (j = 0; t && t->pSignalSemaphoreValues && j < bi->signalSemaphoreCount &&
-			            j < t->signalSemaphoreValueCount; j++)
-				vkl_signal_note(d, bi->pSignalSemaphores[j], t->pSignalSemaphoreValues[j], n,
-				                &locked);
-		}
+		for (i = 0; i < a->bindInfoCount; i++)
+			vkl_signals_chained(d, a->pBindInfo[i].pNext, a->pBindInfo[i].signalSemaphoreCount,
+			                    a->pBindInfo[i].pSignalSemaphores, n, &locked);
 	}
 	if (locked)
 		pthread_mutex_unlock(&d->sig_mu);
