@@ -9,7 +9,8 @@
 # (vulkan.memory_tracker); vk_trim_churn --frame-secondaries and --template
 # trimmed to --submits 7-10 each leave out one command buffer or call and
 # replay with every checkpoint equal; vk_compute's replay is profiled with timestamp
-# queries (--profile).  vk_race on two real queues: the emulator's race
+# queries (--profile).  vk_compute --timeline (timeline semaphores its only
+# wait) captured and replayed with its six checkpoints.  vk_race on two real queues: the emulator's race
 # across them, sampled orders.  The Khronos validation layer runs only
 # where GPU_VK_VALIDATION names a folder with it (the GPU machines lack
 # Debian's package; scripts/gpu_pack.sh carries it).  Uses the NVIDIA ICD; lavapipe's must not answer.
@@ -39,6 +40,22 @@ vk_prog() {
 		"$(grep -h 'checkpoints:' "$T/$n.replay.out" "$T/$n.replay.err" | tail -n 1)"
 }
 gpu_part vk_compute vk_prog vk_compute
+# Timeline semaphores as the only wait (vk_compute --timeline: vkWaitSemaphores
+# and counter polling alternate, results read without an invalidate where
+# the memory is coherent): the program's own result checks pass under the
+# layer, and each round's results are checkpointed at the call that showed
+# them done (docs/vulkan-layer.md, "Timeline semaphores").
+vk_timeline() {
+	expect_rc 0 tl.plain "$P/vk_compute" --submits 6 --timeline
+	expect_rc 0 tl.capture "$BUILD/tscapture" -o "$T/tl.sbt" -- "$P/vk_compute" --submits 6 --timeline
+	[ "$(grep '^vk_compute:' "$T/tl.capture.out")" = "$(grep '^vk_compute:' "$T/tl.plain.out")" ] ||
+		fail "vk_timeline: the captured run printed another result"
+	expect_rc 0 tl.replay "$BUILD/tsreplay" "$T/tl.sbt"
+	grep -q 'checkpoints: 6 compared, 6 matched, 0 differ' "$T/tl.replay.out" "$T/tl.replay.err" ||
+		fail "vk_timeline: replay: $(cat "$T/tl.replay.out" "$T/tl.replay.err" | grep 'checkpoints:')"
+	echo "vk_timeline: $(grep -h 'checkpoints:' "$T/tl.replay.out" "$T/tl.replay.err" | tail -n 1)"
+}
+gpu_part vk_timeline vk_timeline
 gpu_part vk_offscreen vk_prog vk_offscreen --frames 3
 gpu_part vk_multithread vk_prog vk_multithread --thread-submit
 # VK_EXT_external_memory_host: host allocations imported as device memory
