@@ -85,6 +85,29 @@ sbt_vk_status sbt_vk_put_rawarr_any(sbt_vk_e *e, const void *ptr, uint64_t count
 	return sbt_vk_put_raw(e, ptr, bytes);
 }
 
+sbt_vk_status sbt_vk_put_rawarr_strided(sbt_vk_e *e, const void *ptr, uint64_t count,
+                                        size_t elsize, size_t stride)
+{
+	uint8_t small[256], *packed;
+	size_t bytes = (size_t)count * elsize;
+	sbt_vk_status st;
+	if (!ptr || !count || stride == elsize)
+		return sbt_vk_put_rawarr(e, ptr, count, elsize);
+	/* a stride under the element's size (invalid usage) overlaps
+	 * elements: gathered all the same, as the driver would read them */
+	if (count > SIZE_MAX / elsize)
+		return SBT_VK_ERR_NOMEM;
+	packed = bytes <= sizeof(small) ? small : malloc(bytes);
+	if (!packed)
+		return SBT_VK_ERR_NOMEM;
+	for (uint64_t i = 0; i < count; i++)
+		memcpy(packed + i * elsize, (const uint8_t *)ptr + i * stride, elsize);
+	st = sbt_vk_put_rawarr(e, packed, count, elsize);
+	if (packed != small)
+		free(packed);
+	return st;
+}
+
 /* ---- arena --------------------------------------------------------------- */
 
 /* The arena's layout is in sbt_vk_internal.h (its fast path is inline). */

@@ -177,6 +177,11 @@ static inline sbt_vk_status sbt_vk_put_rawarr(sbt_vk_e *e, const void *ptr, uint
 	return sbt_vk_put_rawarr_any(e, ptr, count, elsize);
 }
 
+/* A plain-data array whose elements lie stride bytes apart (vk.xml's
+ * stride=), written packed: the same wire form as sbt_vk_put_rawarr. */
+sbt_vk_status sbt_vk_put_rawarr_strided(sbt_vk_e *e, const void *ptr, uint64_t count,
+                                        size_t elsize, size_t stride);
+
 static inline sbt_vk_status sbt_vk_put_str(sbt_vk_e *e, const char *s)
 {
 	if (!s)

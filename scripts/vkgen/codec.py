@@ -74,6 +74,24 @@ class Kind:
         self.ign_ctx = None  # context number: ignored inside that command
         self.ign_par = None  # a parent rule's "when": ignored by the enclosing struct
         self.absent = None  # what an ignored member is written as
+        self.stride = None  # array: C expression over "s->", its byte stride
+        self.stride_of = None  # val: the array member whose stride it is
+
+
+def _mark_strided(owner, kinds):
+    """Arrays whose elements lie a stride member's bytes apart (vk.xml's
+    stride=: vkCmdDrawMultiEXT, vkCmdDrawMultiIndexedEXT): the encoder
+    gathers them packed, and writes the stride member as the element's
+    size, so the record is the same call with a packed array."""
+    by_name = {k.m.name: k for k in kinds if k.m is not None}
+    for k in kinds:
+        if k.m is None or not k.m.stride:
+            continue
+        sk = by_name.get(k.m.stride)
+        if k.k != "array" or not k.el.plain or sk is None or sk.k != "val":
+            raise Uncodable("%s.%s: stride=%s on a %s" % (owner, k.m.name, k.m.stride, k.k))
+        k.stride = "s->" + k.m.stride
+        sk.stride_of = k.m.name
 
 
 def _c_ident_subst(expr, names, prefix, ptr_names):
@@ -261,6 +279,7 @@ class Codec:
                 if cmd.ret != "void":
                     kinds.append(Kind("ret", None, self.el_of(cmd.ret, name, "ret"), inflag="0"))
                 _mark_ignored(name, kinds)
+                _mark_strided(name, kinds)
                 self.cmd_kinds[name] = kinds
             except Uncodable as ex:
                 why = str(ex)
@@ -934,6 +953,7 @@ class Emit:
             # an ignored member travels as NULL: never read
             p = self.t("p")
             k2 = Kind(K, m, k.el, k.count, k.inflag, k.fixn, k.sel, k.out)
+            k2.stride = k.stride
             body = self.enc_member(k2)
             body = [x.replace(nm, p) for x in body]
             return ["{", "\tconst __typeof__(%s) %s = (%s) ? NULL : %s;" % (nm, p, ign, nm)] + \
@@ -950,6 +970,9 @@ class Emit:
             i = self.t("i")
             return ["for (uint32_t %s = 0; %s < (uint32_t)(%s); %s++) {" % (i, i, k.fixn, i)] + \
                 ["\t" + x for x in self.enc_el(k.el, "%s[%s]" % (nm, i))] + ["}"]
+        if K == "val" and k.stride_of:
+            # the array it strides is written packed (_mark_strided)
+            return self.enc_el(k.el, "sizeof(*s->%s)" % k.stride_of)
         if K == "val":
             return self.enc_el(k.el, nm)
         if K == "usel":
@@ -974,7 +997,10 @@ class Emit:
             body = ["SBT_VK_ET(sbt_vk_put_count(e, %s, 1));" % nm, "if (%s) {" % nm] + \
                 ["\t" + x for x in self.enc_el(k.el, "%s[0]" % nm)] + ["}"]
         elif K == "array":
-            if k.el.plain:
+            if k.el.plain and k.stride:
+                body = ["SBT_VK_ET(sbt_vk_put_rawarr_strided(e, %s, %s, sizeof(*%s), %s));"
+                        % (nm, k.count, nm, k.stride)]
+            elif k.el.plain:
                 body = ["SBT_VK_ET(sbt_vk_put_rawarr(e, %s, %s, sizeof(*%s)));" % (nm, k.count, nm)]
             else:
                 n, i = self.t("n"), self.t("i")
@@ -1045,6 +1071,12 @@ class Emit:
             i = self.t("i")
             return ["for (uint32_t %s = 0; %s < (uint32_t)(%s); %s++) {" % (i, i, k.fixn, i)] + \
                 ["\t" + x for x in self.dec_el(k.el, "%s[%s]" % (nm, i), k.inflag, F)] + ["}"]
+        if K == "val" and k.stride_of:
+            # the array it strides is always packed here: a recorded stride
+            # (an older trace's, a hostile one) must not send the driver
+            # reading past it
+            return self.dec_el(k.el, nm, k.inflag, F, _req_handle(self.cx, k, owner, 0)) + \
+                ["%s = (%s)sizeof(*s->%s);" % (nm, k.el.ctype, k.stride_of)]
         if K == "val":
             return self.dec_el(k.el, nm, k.inflag, F, _req_handle(self.cx, k, owner, 0))
         if K == "usel":
@@ -1235,6 +1267,10 @@ class Emit:
             i = self.t("i")
             return ["for (uint32_t %s = 0; %s < (uint32_t)(%s); %s++) {" % (i, i, k.fixn, i)] + \
                 ["\t" + x for x in self.fill_el(k.el, "%s[%s]" % (nm, i))] + ["}"]
+        if K == "val" and k.stride_of:
+            # a stride over the element's size: the encoder gathers
+            return ["%s = (%s)(sizeof(*s->%s) + 4 * (sbt_vk_t_rand(f) %% 3));"
+                    % (nm, k.el.ctype, k.stride_of)]
         if K == "val":
             if m.name in selectors:
                 opts = selectors[m.name]
@@ -1271,6 +1307,14 @@ class Emit:
                     "\t%s *%s = sbt_vk_t_alloc(f, sizeof(*%s));" % (T, t, t)] + \
                 ["\t" + x for x in self.fill_el(k.el, "%s[0]" % t, smalls.get(m.name))] + \
                 ["\t%s = %s;" % (nm, t), "}"]
+        if K == "array" and k.stride:
+            t, i, n = self.t("t"), self.t("i"), self.t("n")
+            return ["if (%s) {" % depth_ok,
+                    "\tconst uint64_t %s = %s;" % (n, k.count),
+                    "\tuint8_t *%s = sbt_vk_t_alloc(f, %s * (size_t)%s);" % (t, n, k.stride),
+                    "\tfor (uint64_t %s = 0; %s < %s; %s++)" % (i, i, n, i),
+                    "\t\tsbt_vk_t_bytes(f, %s + %s * (size_t)%s, sizeof(*%s));" % (t, i, k.stride, nm),
+                    "\t%s = (const %s *)(const void *)%s;" % (nm, T, t), "}"]
         if K == "array":
             t, i, n = self.t("t"), self.t("i"), self.t("n")
             return ["if (%s) {" % depth_ok,
@@ -1299,6 +1343,7 @@ class Emit:
             return self._cmp_member(k, owner)
         k2 = Kind(k.k, k.m, k.el, k.count, k.inflag, k.fixn, k.sel, k.out)
         k2.check = k.check
+        k2.stride, k2.stride_of = k.stride, k.stride_of
         normal = self._cmp_member(k2, owner)
         B = "b->" + k.m.name
         if k.k == "val":
@@ -1341,6 +1386,9 @@ class Emit:
             return ["for (uint32_t %s = 0; %s < (uint32_t)(%s); %s++)" % (i, i, k.fixn, i),
                     "\tif (%s)" % self.cmp_el(k.el, "%s[%s]" % (A, i), "%s[%s]" % (B, i), k.inflag),
                     "\t" + fail]
+        if K == "val" and k.stride_of:
+            # written as the element's size: the array comes back packed
+            return ["if (%s != sizeof(*b->%s))" % (B, k.stride_of), fail]
         if K == "val":
             return ["if (%s)" % self.cmp_el(k.el, A, B, k.inflag), fail]
         if K == "usel":
@@ -1363,6 +1411,14 @@ class Emit:
         if K == "single":
             return pres + ["if (%s && (%s))" % (A, self.cmp_el(k.el, "%s[0]" % A, "%s[0]" % B, k.inflag)), fail]
         if K == "array":
+            if k.el.plain and k.stride:
+                i = self.t("i")
+                st = k.stride.replace("s->", "a->")
+                return pres + ["if (%s)" % A,
+                               "\tfor (uint64_t %s = 0; %s < %s; %s++)" % (i, i, cnt, i),
+                               "\t\tif (memcmp((const uint8_t *)%s + %s * (size_t)%s, &%s[%s], sizeof(*%s)) != 0)"
+                               % (A, i, st, B, i, B),
+                               "\t\t" + fail]
             if k.el.plain:
                 return pres + ["if (%s && memcmp(%s, %s, (size_t)(%s) * sizeof(*%s)) != 0)" % (A, A, B, cnt, A), fail]
             i = self.t("i")
@@ -1839,6 +1895,8 @@ def _flat_form(cx, n):
     pointer to plain elements counted by other parameters; False when not."""
     arr = None
     for k in cx.cmd_kinds[n]:
+        if k.stride or k.stride_of:
+            return False  # the array is gathered by the encoder
         if k.k == "val" and (k.el.plain or k.el.k == "h"):
             continue
         if k.k in ("bytes", "array") and not k.out and (k.k == "bytes" or k.el.plain) and arr is None:

@@ -55,6 +55,8 @@ Member (also used for command parameters)
   .values     sType value for the sType member, or None
   .noautovalidity, .externsync (raw text or None), .objecttype (member naming
               a VkObjectType for uint64_t handles, or None)
+  .stride     member naming the array's byte stride (stride=, e.g.
+              vkCmdDrawMultiEXT's pVertexInfo), or None: elements packed
 
 Command
   .name .ret (C return type) .params [Member] .alias (or None)
@@ -185,6 +187,7 @@ class Member:
         self.noautovalidity = elem.get("noautovalidity") == "true"
         self.externsync = elem.get("externsync")
         self.objecttype = elem.get("objecttype")
+        self.stride = elem.get("stride")
         self.api = elem.get("api")
 
     @staticmethod

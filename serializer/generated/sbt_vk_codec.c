@@ -53870,12 +53870,12 @@ static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawMultiEXT(sbt_
 	sbt_vk_putq_u(e, (uint64_t)(s->drawCount));
 	{
 		const __typeof__(s->pVertexInfo) p4928 = ((((uint64_t)s->drawCount) == 0)) ? NULL : s->pVertexInfo;
-		SBT_VK_ET(sbt_vk_put_rawarr(e, p4928, (uint64_t)s->drawCount, sizeof(*p4928)));
+		SBT_VK_ET(sbt_vk_put_rawarr_strided(e, p4928, (uint64_t)s->drawCount, sizeof(*p4928), s->stride));
 	}
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(s->instanceCount));
 	sbt_vk_putq_u(e, (uint64_t)(s->firstInstance));
-	sbt_vk_putq_u(e, (uint64_t)(s->stride));
+	sbt_vk_putq_u(e, (uint64_t)(sizeof(*s->pVertexInfo)));
 	return SBT_VK_OK;
 }
 
@@ -53930,6 +53930,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMultiEXT(sbt_vk_d *d, sbt_vk_args_vkCmdD
 		SBT_VK_DT(sbt_vk_get_ubits(d, &v4934, 32), "vkCmdDrawMultiEXT.stride");
 		s->stride = (uint32_t)v4934;
 	}
+	s->stride = (uint32_t)sizeof(*s->pVertexInfo);
 	return SBT_VK_OK;
 }
 
@@ -53940,12 +53941,12 @@ static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawMultiIndexedE
 	sbt_vk_putq_u(e, (uint64_t)(s->drawCount));
 	{
 		const __typeof__(s->pIndexInfo) p4937 = ((((uint64_t)s->drawCount) == 0)) ? NULL : s->pIndexInfo;
-		SBT_VK_ET(sbt_vk_put_rawarr(e, p4937, (uint64_t)s->drawCount, sizeof(*p4937)));
+		SBT_VK_ET(sbt_vk_put_rawarr_strided(e, p4937, (uint64_t)s->drawCount, sizeof(*p4937), s->stride));
 	}
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(s->instanceCount));
 	sbt_vk_putq_u(e, (uint64_t)(s->firstInstance));
-	sbt_vk_putq_u(e, (uint64_t)(s->stride));
+	sbt_vk_putq_u(e, (uint64_t)(sizeof(*s->pIndexInfo)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pVertexOffset, 1));
 	if (s->pVertexOffset) {
 		SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->pVertexOffset[0])));
@@ -54004,6 +54005,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMultiIndexedEXT(sbt_vk_d *d, sbt_vk_args
 		SBT_VK_DT(sbt_vk_get_ubits(d, &v4943, 32), "vkCmdDrawMultiIndexedEXT.stride");
 		s->stride = (uint32_t)v4943;
 	}
+	s->stride = (uint32_t)sizeof(*s->pIndexInfo);
 	{
 		uint64_t n4945;
 		int p4946;
@@ -83558,13 +83560,6 @@ size_t sbt_vk_flat(enum sbt_vk_cmd cmd, const void *args, const void **array_out
 	}
 	case SBT_VK_CMD_vkCmdDrawIndexed: {
 		const sbt_vk_args_vkCmdDrawIndexed *s = args;
-		return sizeof(*s);
-	}
-	case SBT_VK_CMD_vkCmdDrawMultiEXT: {
-		const sbt_vk_args_vkCmdDrawMultiEXT *s = args;
-		*array_out = s->pVertexInfo;
-		*array_len_out = s->pVertexInfo ? (size_t)((uint64_t)s->drawCount) * sizeof(*s->pVertexInfo) : 0;
-		*ptr_off_out = offsetof(sbt_vk_args_vkCmdDrawMultiEXT, pVertexInfo);
 		return sizeof(*s);
 	}
 	case SBT_VK_CMD_vkCmdDrawIndirect: {

@@ -41292,14 +41292,13 @@ static void sbt_vk_fa_vkCmdDrawMultiEXT(sbt_vk_t *f, void *vs)
 	s->drawCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->instanceCount = (uint32_t)sbt_vk_t_rand(f);
 	s->firstInstance = (uint32_t)sbt_vk_t_rand(f);
-	s->stride = (uint32_t)sbt_vk_t_rand(f);
+	s->stride = (uint32_t)(sizeof(*s->pVertexInfo) + 4 * (sbt_vk_t_rand(f) % 3));
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n873 = (uint64_t)s->drawCount;
-		VkMultiDrawInfoEXT *t871 = sbt_vk_t_alloc(f, n873 * sizeof(*t871));
-		for (uint64_t i872 = 0; i872 < n873; i872++) {
-			sbt_vk_t_bytes(f, &(t871[i872]), sizeof(t871[i872]));
-		}
-		s->pVertexInfo = t871;
+		uint8_t *t871 = sbt_vk_t_alloc(f, n873 * (size_t)s->stride);
+		for (uint64_t i872 = 0; i872 < n873; i872++)
+			sbt_vk_t_bytes(f, t871 + i872 * (size_t)s->stride, sizeof(*s->pVertexInfo));
+		s->pVertexInfo = (const VkMultiDrawInfoEXT *)(const void *)t871;
 	}
 }
 
@@ -41317,14 +41316,16 @@ static int sbt_vk_ca_vkCmdDrawMultiEXT(sbt_vk_c *c, const void *va, const void *
 	} else {
 		if (!a->pVertexInfo != !b->pVertexInfo)
 			return sbt_vk_t_fail(c, "vkCmdDrawMultiEXT.pVertexInfo");
-		if (a->pVertexInfo && memcmp(a->pVertexInfo, b->pVertexInfo, (size_t)((uint64_t)a->drawCount) * sizeof(*a->pVertexInfo)) != 0)
-			return sbt_vk_t_fail(c, "vkCmdDrawMultiEXT.pVertexInfo");
+		if (a->pVertexInfo)
+			for (uint64_t i874 = 0; i874 < (uint64_t)a->drawCount; i874++)
+				if (memcmp((const uint8_t *)a->pVertexInfo + i874 * (size_t)a->stride, &b->pVertexInfo[i874], sizeof(*b->pVertexInfo)) != 0)
+					return sbt_vk_t_fail(c, "vkCmdDrawMultiEXT.pVertexInfo");
 	}
 	if ((a->instanceCount) != (b->instanceCount))
 		return sbt_vk_t_fail(c, "vkCmdDrawMultiEXT.instanceCount");
 	if ((a->firstInstance) != (b->firstInstance))
 		return sbt_vk_t_fail(c, "vkCmdDrawMultiEXT.firstInstance");
-	if ((a->stride) != (b->stride))
+	if (b->stride != sizeof(*b->pVertexInfo))
 		return sbt_vk_t_fail(c, "vkCmdDrawMultiEXT.stride");
 	return 0;
 }
@@ -41339,19 +41340,18 @@ static void sbt_vk_fa_vkCmdDrawMultiIndexedEXT(sbt_vk_t *f, void *vs)
 	s->drawCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->instanceCount = (uint32_t)sbt_vk_t_rand(f);
 	s->firstInstance = (uint32_t)sbt_vk_t_rand(f);
-	s->stride = (uint32_t)sbt_vk_t_rand(f);
+	s->stride = (uint32_t)(sizeof(*s->pIndexInfo) + 4 * (sbt_vk_t_rand(f) % 3));
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n876 = (uint64_t)s->drawCount;
-		VkMultiDrawIndexedInfoEXT *t874 = sbt_vk_t_alloc(f, n876 * sizeof(*t874));
-		for (uint64_t i875 = 0; i875 < n876; i875++) {
-			sbt_vk_t_bytes(f, &(t874[i875]), sizeof(t874[i875]));
-		}
-		s->pIndexInfo = t874;
+		const uint64_t n877 = (uint64_t)s->drawCount;
+		uint8_t *t875 = sbt_vk_t_alloc(f, n877 * (size_t)s->stride);
+		for (uint64_t i876 = 0; i876 < n877; i876++)
+			sbt_vk_t_bytes(f, t875 + i876 * (size_t)s->stride, sizeof(*s->pIndexInfo));
+		s->pIndexInfo = (const VkMultiDrawIndexedInfoEXT *)(const void *)t875;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		int32_t *t877 = sbt_vk_t_alloc(f, sizeof(*t877));
-		t877[0] = (int32_t)(int32_t)sbt_vk_t_rand(f);
-		s->pVertexOffset = t877;
+		int32_t *t878 = sbt_vk_t_alloc(f, sizeof(*t878));
+		t878[0] = (int32_t)(int32_t)sbt_vk_t_rand(f);
+		s->pVertexOffset = t878;
 	}
 }
 
@@ -41369,14 +41369,16 @@ static int sbt_vk_ca_vkCmdDrawMultiIndexedEXT(sbt_vk_c *c, const void *va, const
 	} else {
 		if (!a->pIndexInfo != !b->pIndexInfo)
 			return sbt_vk_t_fail(c, "vkCmdDrawMultiIndexedEXT.pIndexInfo");
-		if (a->pIndexInfo && memcmp(a->pIndexInfo, b->pIndexInfo, (size_t)((uint64_t)a->drawCount) * sizeof(*a->pIndexInfo)) != 0)
-			return sbt_vk_t_fail(c, "vkCmdDrawMultiIndexedEXT.pIndexInfo");
+		if (a->pIndexInfo)
+			for (uint64_t i879 = 0; i879 < (uint64_t)a->drawCount; i879++)
+				if (memcmp((const uint8_t *)a->pIndexInfo + i879 * (size_t)a->stride, &b->pIndexInfo[i879], sizeof(*b->pIndexInfo)) != 0)
+					return sbt_vk_t_fail(c, "vkCmdDrawMultiIndexedEXT.pIndexInfo");
 	}
 	if ((a->instanceCount) != (b->instanceCount))
 		return sbt_vk_t_fail(c, "vkCmdDrawMultiIndexedEXT.instanceCount");
 	if ((a->firstInstance) != (b->firstInstance))
 		return sbt_vk_t_fail(c, "vkCmdDrawMultiIndexedEXT.firstInstance");
-	if ((a->stride) != (b->stride))
+	if (b->stride != sizeof(*b->pIndexInfo))
 		return sbt_vk_t_fail(c, "vkCmdDrawMultiIndexedEXT.stride");
 	if (!a->pVertexOffset != !b->pVertexOffset)
 		return sbt_vk_t_fail(c, "vkCmdDrawMultiIndexedEXT.pVertexOffset");
@@ -41576,12 +41578,12 @@ static void sbt_vk_fa_vkCmdCopyBuffer(sbt_vk_t *f, void *vs)
 	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n880 = (uint64_t)s->regionCount;
-		VkBufferCopy *t878 = sbt_vk_t_alloc(f, n880 * sizeof(*t878));
-		for (uint64_t i879 = 0; i879 < n880; i879++) {
-			sbt_vk_t_bytes(f, &(t878[i879]), sizeof(t878[i879]));
+		const uint64_t n882 = (uint64_t)s->regionCount;
+		VkBufferCopy *t880 = sbt_vk_t_alloc(f, n882 * sizeof(*t880));
+		for (uint64_t i881 = 0; i881 < n882; i881++) {
+			sbt_vk_t_bytes(f, &(t880[i881]), sizeof(t880[i881]));
 		}
-		s->pRegions = t878;
+		s->pRegions = t880;
 	}
 }
 
@@ -41622,12 +41624,12 @@ static void sbt_vk_fa_vkCmdCopyImage(sbt_vk_t *f, void *vs)
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n883 = (uint64_t)s->regionCount;
-		VkImageCopy *t881 = sbt_vk_t_alloc(f, n883 * sizeof(*t881));
-		for (uint64_t i882 = 0; i882 < n883; i882++) {
-			sbt_vk_t_bytes(f, &(t881[i882]), sizeof(t881[i882]));
+		const uint64_t n885 = (uint64_t)s->regionCount;
+		VkImageCopy *t883 = sbt_vk_t_alloc(f, n885 * sizeof(*t883));
+		for (uint64_t i884 = 0; i884 < n885; i884++) {
+			sbt_vk_t_bytes(f, &(t883[i884]), sizeof(t883[i884]));
 		}
-		s->pRegions = t881;
+		s->pRegions = t883;
 	}
 }
 
@@ -41673,12 +41675,12 @@ static void sbt_vk_fa_vkCmdBlitImage(sbt_vk_t *f, void *vs)
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->filter = (VkFilter)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n886 = (uint64_t)s->regionCount;
-		VkImageBlit *t884 = sbt_vk_t_alloc(f, n886 * sizeof(*t884));
-		for (uint64_t i885 = 0; i885 < n886; i885++) {
-			sbt_vk_t_bytes(f, &(t884[i885]), sizeof(t884[i885]));
+		const uint64_t n888 = (uint64_t)s->regionCount;
+		VkImageBlit *t886 = sbt_vk_t_alloc(f, n888 * sizeof(*t886));
+		for (uint64_t i887 = 0; i887 < n888; i887++) {
+			sbt_vk_t_bytes(f, &(t886[i887]), sizeof(t886[i887]));
 		}
-		s->pRegions = t884;
+		s->pRegions = t886;
 	}
 }
 
@@ -41724,12 +41726,12 @@ static void sbt_vk_fa_vkCmdCopyBufferToImage(sbt_vk_t *f, void *vs)
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n889 = (uint64_t)s->regionCount;
-		VkBufferImageCopy *t887 = sbt_vk_t_alloc(f, n889 * sizeof(*t887));
-		for (uint64_t i888 = 0; i888 < n889; i888++) {
-			sbt_vk_t_bytes(f, &(t887[i888]), sizeof(t887[i888]));
+		const uint64_t n891 = (uint64_t)s->regionCount;
+		VkBufferImageCopy *t889 = sbt_vk_t_alloc(f, n891 * sizeof(*t889));
+		for (uint64_t i890 = 0; i890 < n891; i890++) {
+			sbt_vk_t_bytes(f, &(t889[i890]), sizeof(t889[i890]));
 		}
-		s->pRegions = t887;
+		s->pRegions = t889;
 	}
 }
 
@@ -41771,12 +41773,12 @@ static void sbt_vk_fa_vkCmdCopyImageToBuffer(sbt_vk_t *f, void *vs)
 	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n892 = (uint64_t)s->regionCount;
-		VkBufferImageCopy *t890 = sbt_vk_t_alloc(f, n892 * sizeof(*t890));
-		for (uint64_t i891 = 0; i891 < n892; i891++) {
-			sbt_vk_t_bytes(f, &(t890[i891]), sizeof(t890[i891]));
+		const uint64_t n894 = (uint64_t)s->regionCount;
+		VkBufferImageCopy *t892 = sbt_vk_t_alloc(f, n894 * sizeof(*t892));
+		for (uint64_t i893 = 0; i893 < n894; i893++) {
+			sbt_vk_t_bytes(f, &(t892[i893]), sizeof(t892[i893]));
 		}
-		s->pRegions = t890;
+		s->pRegions = t892;
 	}
 }
 
@@ -41846,12 +41848,12 @@ static void sbt_vk_fa_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_t *f, void *vs)
 	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n895 = (uint64_t)s->copyCount;
-		VkImageSubresourceLayers *t893 = sbt_vk_t_alloc(f, n895 * sizeof(*t893));
-		for (uint64_t i894 = 0; i894 < n895; i894++) {
-			sbt_vk_t_bytes(f, &(t893[i894]), sizeof(t893[i894]));
+		const uint64_t n897 = (uint64_t)s->copyCount;
+		VkImageSubresourceLayers *t895 = sbt_vk_t_alloc(f, n897 * sizeof(*t895));
+		for (uint64_t i896 = 0; i896 < n897; i896++) {
+			sbt_vk_t_bytes(f, &(t895[i896]), sizeof(t895[i896]));
 		}
-		s->pImageSubresources = t893;
+		s->pImageSubresources = t895;
 	}
 }
 
@@ -41961,17 +41963,17 @@ static void sbt_vk_fa_vkCmdClearColorImage(sbt_vk_t *f, void *vs)
 	s->imageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->rangeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkClearColorValue *t896 = sbt_vk_t_alloc(f, sizeof(*t896));
-		sbt_vk_t_bytes(f, &(t896[0]), sizeof(t896[0]));
-		s->pColor = t896;
+		VkClearColorValue *t898 = sbt_vk_t_alloc(f, sizeof(*t898));
+		sbt_vk_t_bytes(f, &(t898[0]), sizeof(t898[0]));
+		s->pColor = t898;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n899 = (uint64_t)s->rangeCount;
-		VkImageSubresourceRange *t897 = sbt_vk_t_alloc(f, n899 * sizeof(*t897));
-		for (uint64_t i898 = 0; i898 < n899; i898++) {
-			sbt_vk_t_bytes(f, &(t897[i898]), sizeof(t897[i898]));
+		const uint64_t n901 = (uint64_t)s->rangeCount;
+		VkImageSubresourceRange *t899 = sbt_vk_t_alloc(f, n901 * sizeof(*t899));
+		for (uint64_t i900 = 0; i900 < n901; i900++) {
+			sbt_vk_t_bytes(f, &(t899[i900]), sizeof(t899[i900]));
 		}
-		s->pRanges = t897;
+		s->pRanges = t899;
 	}
 }
 
@@ -42014,17 +42016,17 @@ static void sbt_vk_fa_vkCmdClearDepthStencilImage(sbt_vk_t *f, void *vs)
 	s->imageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->rangeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkClearDepthStencilValue *t900 = sbt_vk_t_alloc(f, sizeof(*t900));
-		sbt_vk_t_bytes(f, &(t900[0]), sizeof(t900[0]));
-		s->pDepthStencil = t900;
+		VkClearDepthStencilValue *t902 = sbt_vk_t_alloc(f, sizeof(*t902));
+		sbt_vk_t_bytes(f, &(t902[0]), sizeof(t902[0]));
+		s->pDepthStencil = t902;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n903 = (uint64_t)s->rangeCount;
-		VkImageSubresourceRange *t901 = sbt_vk_t_alloc(f, n903 * sizeof(*t901));
-		for (uint64_t i902 = 0; i902 < n903; i902++) {
-			sbt_vk_t_bytes(f, &(t901[i902]), sizeof(t901[i902]));
+		const uint64_t n905 = (uint64_t)s->rangeCount;
+		VkImageSubresourceRange *t903 = sbt_vk_t_alloc(f, n905 * sizeof(*t903));
+		for (uint64_t i904 = 0; i904 < n905; i904++) {
+			sbt_vk_t_bytes(f, &(t903[i904]), sizeof(t903[i904]));
 		}
-		s->pRanges = t901;
+		s->pRanges = t903;
 	}
 }
 
@@ -42066,20 +42068,20 @@ static void sbt_vk_fa_vkCmdClearAttachments(sbt_vk_t *f, void *vs)
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->rectCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n906 = (uint64_t)s->attachmentCount;
-		VkClearAttachment *t904 = sbt_vk_t_alloc(f, n906 * sizeof(*t904));
-		for (uint64_t i905 = 0; i905 < n906; i905++) {
-			sbt_vk_f_VkClearAttachment(f, &(t904[i905]), depth + 1);
+		const uint64_t n908 = (uint64_t)s->attachmentCount;
+		VkClearAttachment *t906 = sbt_vk_t_alloc(f, n908 * sizeof(*t906));
+		for (uint64_t i907 = 0; i907 < n908; i907++) {
+			sbt_vk_f_VkClearAttachment(f, &(t906[i907]), depth + 1);
 		}
-		s->pAttachments = t904;
+		s->pAttachments = t906;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n909 = (uint64_t)s->rectCount;
-		VkClearRect *t907 = sbt_vk_t_alloc(f, n909 * sizeof(*t907));
-		for (uint64_t i908 = 0; i908 < n909; i908++) {
-			sbt_vk_t_bytes(f, &(t907[i908]), sizeof(t907[i908]));
+		const uint64_t n911 = (uint64_t)s->rectCount;
+		VkClearRect *t909 = sbt_vk_t_alloc(f, n911 * sizeof(*t909));
+		for (uint64_t i910 = 0; i910 < n911; i910++) {
+			sbt_vk_t_bytes(f, &(t909[i910]), sizeof(t909[i910]));
 		}
-		s->pRects = t907;
+		s->pRects = t909;
 	}
 }
 
@@ -42098,8 +42100,8 @@ static int sbt_vk_ca_vkCmdClearAttachments(sbt_vk_c *c, const void *va, const vo
 		if (!a->pAttachments != !b->pAttachments)
 			return sbt_vk_t_fail(c, "vkCmdClearAttachments.pAttachments");
 		if (a->pAttachments)
-			for (uint64_t i910 = 0; i910 < (uint64_t)a->attachmentCount; i910++)
-				if (sbt_vk_c_VkClearAttachment(c, &(a->pAttachments[i910]), &(b->pAttachments[i910]), 1))
+			for (uint64_t i912 = 0; i912 < (uint64_t)a->attachmentCount; i912++)
+				if (sbt_vk_c_VkClearAttachment(c, &(a->pAttachments[i912]), &(b->pAttachments[i912]), 1))
 					return sbt_vk_t_fail(c, "vkCmdClearAttachments.pAttachments");
 	}
 	if ((a->rectCount) != (b->rectCount))
@@ -42129,12 +42131,12 @@ static void sbt_vk_fa_vkCmdResolveImage(sbt_vk_t *f, void *vs)
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n913 = (uint64_t)s->regionCount;
-		VkImageResolve *t911 = sbt_vk_t_alloc(f, n913 * sizeof(*t911));
-		for (uint64_t i912 = 0; i912 < n913; i912++) {
-			sbt_vk_t_bytes(f, &(t911[i912]), sizeof(t911[i912]));
+		const uint64_t n915 = (uint64_t)s->regionCount;
+		VkImageResolve *t913 = sbt_vk_t_alloc(f, n915 * sizeof(*t913));
+		for (uint64_t i914 = 0; i914 < n915; i914++) {
+			sbt_vk_t_bytes(f, &(t913[i914]), sizeof(t913[i914]));
 		}
-		s->pRegions = t911;
+		s->pRegions = t913;
 	}
 }
 
@@ -42228,36 +42230,36 @@ static void sbt_vk_fa_vkCmdWaitEvents(sbt_vk_t *f, void *vs)
 	s->bufferMemoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->imageMemoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n916 = (uint64_t)s->eventCount;
-		VkEvent *t914 = sbt_vk_t_alloc(f, n916 * sizeof(*t914));
-		for (uint64_t i915 = 0; i915 < n916; i915++) {
-			t914[i915] = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+		const uint64_t n918 = (uint64_t)s->eventCount;
+		VkEvent *t916 = sbt_vk_t_alloc(f, n918 * sizeof(*t916));
+		for (uint64_t i917 = 0; i917 < n918; i917++) {
+			t916[i917] = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
-		s->pEvents = t914;
+		s->pEvents = t916;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n919 = (uint64_t)s->memoryBarrierCount;
-		VkMemoryBarrier *t917 = sbt_vk_t_alloc(f, n919 * sizeof(*t917));
-		for (uint64_t i918 = 0; i918 < n919; i918++) {
-			sbt_vk_f_VkMemoryBarrier(f, &(t917[i918]), depth + 1);
+		const uint64_t n921 = (uint64_t)s->memoryBarrierCount;
+		VkMemoryBarrier *t919 = sbt_vk_t_alloc(f, n921 * sizeof(*t919));
+		for (uint64_t i920 = 0; i920 < n921; i920++) {
+			sbt_vk_f_VkMemoryBarrier(f, &(t919[i920]), depth + 1);
 		}
-		s->pMemoryBarriers = t917;
+		s->pMemoryBarriers = t919;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n922 = (uint64_t)s->bufferMemoryBarrierCount;
-		VkBufferMemoryBarrier *t920 = sbt_vk_t_alloc(f, n922 * sizeof(*t920));
-		for (uint64_t i921 = 0; i921 < n922; i921++) {
-			sbt_vk_f_VkBufferMemoryBarrier(f, &(t920[i921]), depth + 1);
+		const uint64_t n924 = (uint64_t)s->bufferMemoryBarrierCount;
+		VkBufferMemoryBarrier *t922 = sbt_vk_t_alloc(f, n924 * sizeof(*t922));
+		for (uint64_t i923 = 0; i923 < n924; i923++) {
+			sbt_vk_f_VkBufferMemoryBarrier(f, &(t922[i923]), depth + 1);
 		}
-		s->pBufferMemoryBarriers = t920;
+		s->pBufferMemoryBarriers = t922;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n925 = (uint64_t)s->imageMemoryBarrierCount;
-		VkImageMemoryBarrier *t923 = sbt_vk_t_alloc(f, n925 * sizeof(*t923));
-		for (uint64_t i924 = 0; i924 < n925; i924++) {
-			sbt_vk_f_VkImageMemoryBarrier(f, &(t923[i924]), depth + 1);
+		const uint64_t n927 = (uint64_t)s->imageMemoryBarrierCount;
+		VkImageMemoryBarrier *t925 = sbt_vk_t_alloc(f, n927 * sizeof(*t925));
+		for (uint64_t i926 = 0; i926 < n927; i926++) {
+			sbt_vk_f_VkImageMemoryBarrier(f, &(t925[i926]), depth + 1);
 		}
-		s->pImageMemoryBarriers = t923;
+		s->pImageMemoryBarriers = t925;
 	}
 }
 
@@ -42276,8 +42278,8 @@ static int sbt_vk_ca_vkCmdWaitEvents(sbt_vk_c *c, const void *va, const void *vb
 		if (!a->pEvents != !b->pEvents)
 			return sbt_vk_t_fail(c, "vkCmdWaitEvents.pEvents");
 		if (a->pEvents)
-			for (uint64_t i926 = 0; i926 < (uint64_t)a->eventCount; i926++)
-				if ((uint64_t)(uintptr_t)(b->pEvents[i926]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pEvents[i926]), 1))
+			for (uint64_t i928 = 0; i928 < (uint64_t)a->eventCount; i928++)
+				if ((uint64_t)(uintptr_t)(b->pEvents[i928]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pEvents[i928]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWaitEvents.pEvents");
 	}
 	if ((a->srcStageMask) != (b->srcStageMask))
@@ -42293,8 +42295,8 @@ static int sbt_vk_ca_vkCmdWaitEvents(sbt_vk_c *c, const void *va, const void *vb
 		if (!a->pMemoryBarriers != !b->pMemoryBarriers)
 			return sbt_vk_t_fail(c, "vkCmdWaitEvents.pMemoryBarriers");
 		if (a->pMemoryBarriers)
-			for (uint64_t i927 = 0; i927 < (uint64_t)a->memoryBarrierCount; i927++)
-				if (sbt_vk_c_VkMemoryBarrier(c, &(a->pMemoryBarriers[i927]), &(b->pMemoryBarriers[i927]), 1))
+			for (uint64_t i929 = 0; i929 < (uint64_t)a->memoryBarrierCount; i929++)
+				if (sbt_vk_c_VkMemoryBarrier(c, &(a->pMemoryBarriers[i929]), &(b->pMemoryBarriers[i929]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWaitEvents.pMemoryBarriers");
 	}
 	if ((a->bufferMemoryBarrierCount) != (b->bufferMemoryBarrierCount))
@@ -42306,8 +42308,8 @@ static int sbt_vk_ca_vkCmdWaitEvents(sbt_vk_c *c, const void *va, const void *vb
 		if (!a->pBufferMemoryBarriers != !b->pBufferMemoryBarriers)
 			return sbt_vk_t_fail(c, "vkCmdWaitEvents.pBufferMemoryBarriers");
 		if (a->pBufferMemoryBarriers)
-			for (uint64_t i928 = 0; i928 < (uint64_t)a->bufferMemoryBarrierCount; i928++)
-				if (sbt_vk_c_VkBufferMemoryBarrier(c, &(a->pBufferMemoryBarriers[i928]), &(b->pBufferMemoryBarriers[i928]), 1))
+			for (uint64_t i930 = 0; i930 < (uint64_t)a->bufferMemoryBarrierCount; i930++)
+				if (sbt_vk_c_VkBufferMemoryBarrier(c, &(a->pBufferMemoryBarriers[i930]), &(b->pBufferMemoryBarriers[i930]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWaitEvents.pBufferMemoryBarriers");
 	}
 	if ((a->imageMemoryBarrierCount) != (b->imageMemoryBarrierCount))
@@ -42319,8 +42321,8 @@ static int sbt_vk_ca_vkCmdWaitEvents(sbt_vk_c *c, const void *va, const void *vb
 		if (!a->pImageMemoryBarriers != !b->pImageMemoryBarriers)
 			return sbt_vk_t_fail(c, "vkCmdWaitEvents.pImageMemoryBarriers");
 		if (a->pImageMemoryBarriers)
-			for (uint64_t i929 = 0; i929 < (uint64_t)a->imageMemoryBarrierCount; i929++)
-				if (sbt_vk_c_VkImageMemoryBarrier(c, &(a->pImageMemoryBarriers[i929]), &(b->pImageMemoryBarriers[i929]), 1))
+			for (uint64_t i931 = 0; i931 < (uint64_t)a->imageMemoryBarrierCount; i931++)
+				if (sbt_vk_c_VkImageMemoryBarrier(c, &(a->pImageMemoryBarriers[i931]), &(b->pImageMemoryBarriers[i931]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWaitEvents.pImageMemoryBarriers");
 	}
 	return 0;
@@ -42340,28 +42342,28 @@ static void sbt_vk_fa_vkCmdPipelineBarrier(sbt_vk_t *f, void *vs)
 	s->bufferMemoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->imageMemoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n932 = (uint64_t)s->memoryBarrierCount;
-		VkMemoryBarrier *t930 = sbt_vk_t_alloc(f, n932 * sizeof(*t930));
-		for (uint64_t i931 = 0; i931 < n932; i931++) {
-			sbt_vk_f_VkMemoryBarrier(f, &(t930[i931]), depth + 1);
+		const uint64_t n934 = (uint64_t)s->memoryBarrierCount;
+		VkMemoryBarrier *t932 = sbt_vk_t_alloc(f, n934 * sizeof(*t932));
+		for (uint64_t i933 = 0; i933 < n934; i933++) {
+			sbt_vk_f_VkMemoryBarrier(f, &(t932[i933]), depth + 1);
 		}
-		s->pMemoryBarriers = t930;
+		s->pMemoryBarriers = t932;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n935 = (uint64_t)s->bufferMemoryBarrierCount;
-		VkBufferMemoryBarrier *t933 = sbt_vk_t_alloc(f, n935 * sizeof(*t933));
-		for (uint64_t i934 = 0; i934 < n935; i934++) {
-			sbt_vk_f_VkBufferMemoryBarrier(f, &(t933[i934]), depth + 1);
+		const uint64_t n937 = (uint64_t)s->bufferMemoryBarrierCount;
+		VkBufferMemoryBarrier *t935 = sbt_vk_t_alloc(f, n937 * sizeof(*t935));
+		for (uint64_t i936 = 0; i936 < n937; i936++) {
+			sbt_vk_f_VkBufferMemoryBarrier(f, &(t935[i936]), depth + 1);
 		}
-		s->pBufferMemoryBarriers = t933;
+		s->pBufferMemoryBarriers = t935;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n938 = (uint64_t)s->imageMemoryBarrierCount;
-		VkImageMemoryBarrier *t936 = sbt_vk_t_alloc(f, n938 * sizeof(*t936));
-		for (uint64_t i937 = 0; i937 < n938; i937++) {
-			sbt_vk_f_VkImageMemoryBarrier(f, &(t936[i937]), depth + 1);
+		const uint64_t n940 = (uint64_t)s->imageMemoryBarrierCount;
+		VkImageMemoryBarrier *t938 = sbt_vk_t_alloc(f, n940 * sizeof(*t938));
+		for (uint64_t i939 = 0; i939 < n940; i939++) {
+			sbt_vk_f_VkImageMemoryBarrier(f, &(t938[i939]), depth + 1);
 		}
-		s->pImageMemoryBarriers = t936;
+		s->pImageMemoryBarriers = t938;
 	}
 }
 
@@ -42386,8 +42388,8 @@ static int sbt_vk_ca_vkCmdPipelineBarrier(sbt_vk_c *c, const void *va, const voi
 		if (!a->pMemoryBarriers != !b->pMemoryBarriers)
 			return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pMemoryBarriers");
 		if (a->pMemoryBarriers)
-			for (uint64_t i939 = 0; i939 < (uint64_t)a->memoryBarrierCount; i939++)
-				if (sbt_vk_c_VkMemoryBarrier(c, &(a->pMemoryBarriers[i939]), &(b->pMemoryBarriers[i939]), 1))
+			for (uint64_t i941 = 0; i941 < (uint64_t)a->memoryBarrierCount; i941++)
+				if (sbt_vk_c_VkMemoryBarrier(c, &(a->pMemoryBarriers[i941]), &(b->pMemoryBarriers[i941]), 1))
 					return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pMemoryBarriers");
 	}
 	if ((a->bufferMemoryBarrierCount) != (b->bufferMemoryBarrierCount))
@@ -42399,8 +42401,8 @@ static int sbt_vk_ca_vkCmdPipelineBarrier(sbt_vk_c *c, const void *va, const voi
 		if (!a->pBufferMemoryBarriers != !b->pBufferMemoryBarriers)
 			return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pBufferMemoryBarriers");
 		if (a->pBufferMemoryBarriers)
-			for (uint64_t i940 = 0; i940 < (uint64_t)a->bufferMemoryBarrierCount; i940++)
-				if (sbt_vk_c_VkBufferMemoryBarrier(c, &(a->pBufferMemoryBarriers[i940]), &(b->pBufferMemoryBarriers[i940]), 1))
+			for (uint64_t i942 = 0; i942 < (uint64_t)a->bufferMemoryBarrierCount; i942++)
+				if (sbt_vk_c_VkBufferMemoryBarrier(c, &(a->pBufferMemoryBarriers[i942]), &(b->pBufferMemoryBarriers[i942]), 1))
 					return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pBufferMemoryBarriers");
 	}
 	if ((a->imageMemoryBarrierCount) != (b->imageMemoryBarrierCount))
@@ -42412,8 +42414,8 @@ static int sbt_vk_ca_vkCmdPipelineBarrier(sbt_vk_c *c, const void *va, const voi
 		if (!a->pImageMemoryBarriers != !b->pImageMemoryBarriers)
 			return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pImageMemoryBarriers");
 		if (a->pImageMemoryBarriers)
-			for (uint64_t i941 = 0; i941 < (uint64_t)a->imageMemoryBarrierCount; i941++)
-				if (sbt_vk_c_VkImageMemoryBarrier(c, &(a->pImageMemoryBarriers[i941]), &(b->pImageMemoryBarriers[i941]), 1))
+			for (uint64_t i943 = 0; i943 < (uint64_t)a->imageMemoryBarrierCount; i943++)
+				if (sbt_vk_c_VkImageMemoryBarrier(c, &(a->pImageMemoryBarriers[i943]), &(b->pImageMemoryBarriers[i943]), 1))
 					return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pImageMemoryBarriers");
 	}
 	return 0;
@@ -42478,9 +42480,9 @@ static void sbt_vk_fa_vkCmdBeginConditionalRenderingEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkConditionalRenderingBeginInfoEXT *t942 = sbt_vk_t_alloc(f, sizeof(*t942));
-		sbt_vk_f_VkConditionalRenderingBeginInfoEXT(f, &(t942[0]), depth + 1);
-		s->pConditionalRenderingBegin = t942;
+		VkConditionalRenderingBeginInfoEXT *t944 = sbt_vk_t_alloc(f, sizeof(*t944));
+		sbt_vk_f_VkConditionalRenderingBeginInfoEXT(f, &(t944[0]), depth + 1);
+		s->pConditionalRenderingBegin = t944;
 	}
 }
 
@@ -42657,9 +42659,9 @@ static void sbt_vk_fa_vkCmdBeginRenderPass(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->contents = (VkSubpassContents)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkRenderPassBeginInfo *t943 = sbt_vk_t_alloc(f, sizeof(*t943));
-		sbt_vk_f_VkRenderPassBeginInfo(f, &(t943[0]), depth + 1);
-		s->pRenderPassBegin = t943;
+		VkRenderPassBeginInfo *t945 = sbt_vk_t_alloc(f, sizeof(*t945));
+		sbt_vk_f_VkRenderPassBeginInfo(f, &(t945[0]), depth + 1);
+		s->pRenderPassBegin = t945;
 	}
 }
 
@@ -42726,12 +42728,12 @@ static void sbt_vk_fa_vkCmdExecuteCommands(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->commandBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n946 = (uint64_t)s->commandBufferCount;
-		VkCommandBuffer *t944 = sbt_vk_t_alloc(f, n946 * sizeof(*t944));
-		for (uint64_t i945 = 0; i945 < n946; i945++) {
-			t944[i945] = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+		const uint64_t n948 = (uint64_t)s->commandBufferCount;
+		VkCommandBuffer *t946 = sbt_vk_t_alloc(f, n948 * sizeof(*t946));
+		for (uint64_t i947 = 0; i947 < n948; i947++) {
+			t946[i947] = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
-		s->pCommandBuffers = t944;
+		s->pCommandBuffers = t946;
 	}
 }
 
@@ -42750,8 +42752,8 @@ static int sbt_vk_ca_vkCmdExecuteCommands(sbt_vk_c *c, const void *va, const voi
 		if (!a->pCommandBuffers != !b->pCommandBuffers)
 			return sbt_vk_t_fail(c, "vkCmdExecuteCommands.pCommandBuffers");
 		if (a->pCommandBuffers)
-			for (uint64_t i947 = 0; i947 < (uint64_t)a->commandBufferCount; i947++)
-				if ((uint64_t)(uintptr_t)(b->pCommandBuffers[i947]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCommandBuffers[i947]), 1))
+			for (uint64_t i949 = 0; i949 < (uint64_t)a->commandBufferCount; i949++)
+				if ((uint64_t)(uintptr_t)(b->pCommandBuffers[i949]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCommandBuffers[i949]), 1))
 					return sbt_vk_t_fail(c, "vkCmdExecuteCommands.pCommandBuffers");
 	}
 	return 0;
@@ -42766,17 +42768,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceDisplayPropertiesKHR(sbt_vk_t *f, void 
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t948 = sbt_vk_t_alloc(f, sizeof(*t948));
-		t948[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPropertyCount = t948;
+		uint32_t *t950 = sbt_vk_t_alloc(f, sizeof(*t950));
+		t950[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPropertyCount = t950;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n951 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-		VkDisplayPropertiesKHR *t949 = sbt_vk_t_alloc(f, n951 * sizeof(*t949));
-		for (uint64_t i950 = 0; i950 < n951; i950++) {
-			sbt_vk_f_VkDisplayPropertiesKHR(f, &(t949[i950]), depth + 1);
+		const uint64_t n953 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+		VkDisplayPropertiesKHR *t951 = sbt_vk_t_alloc(f, n953 * sizeof(*t951));
+		for (uint64_t i952 = 0; i952 < n953; i952++) {
+			sbt_vk_f_VkDisplayPropertiesKHR(f, &(t951[i952]), depth + 1);
 		}
-		s->pProperties = t949;
+		s->pProperties = t951;
 	}
 }
 
@@ -42793,8 +42795,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceDisplayPropertiesKHR(sbt_vk_c *c, const 
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayPropertiesKHR.pProperties");
 	if (a->pProperties)
-		for (uint64_t i952 = 0; i952 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i952++)
-			if (sbt_vk_c_VkDisplayPropertiesKHR(c, &(a->pProperties[i952]), &(b->pProperties[i952]), 0))
+		for (uint64_t i954 = 0; i954 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i954++)
+			if (sbt_vk_c_VkDisplayPropertiesKHR(c, &(a->pProperties[i954]), &(b->pProperties[i954]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayPropertiesKHR.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayPropertiesKHR.ret");
@@ -42810,17 +42812,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceDisplayPlanePropertiesKHR(sbt_vk_t *f, 
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t953 = sbt_vk_t_alloc(f, sizeof(*t953));
-		t953[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPropertyCount = t953;
+		uint32_t *t955 = sbt_vk_t_alloc(f, sizeof(*t955));
+		t955[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPropertyCount = t955;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n956 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-		VkDisplayPlanePropertiesKHR *t954 = sbt_vk_t_alloc(f, n956 * sizeof(*t954));
-		for (uint64_t i955 = 0; i955 < n956; i955++) {
-			sbt_vk_f_VkDisplayPlanePropertiesKHR(f, &(t954[i955]), depth + 1);
+		const uint64_t n958 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+		VkDisplayPlanePropertiesKHR *t956 = sbt_vk_t_alloc(f, n958 * sizeof(*t956));
+		for (uint64_t i957 = 0; i957 < n958; i957++) {
+			sbt_vk_f_VkDisplayPlanePropertiesKHR(f, &(t956[i957]), depth + 1);
 		}
-		s->pProperties = t954;
+		s->pProperties = t956;
 	}
 }
 
@@ -42837,8 +42839,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceDisplayPlanePropertiesKHR(sbt_vk_c *c, c
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayPlanePropertiesKHR.pProperties");
 	if (a->pProperties)
-		for (uint64_t i957 = 0; i957 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i957++)
-			if (sbt_vk_c_VkDisplayPlanePropertiesKHR(c, &(a->pProperties[i957]), &(b->pProperties[i957]), 0))
+		for (uint64_t i959 = 0; i959 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i959++)
+			if (sbt_vk_c_VkDisplayPlanePropertiesKHR(c, &(a->pProperties[i959]), &(b->pProperties[i959]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayPlanePropertiesKHR.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayPlanePropertiesKHR.ret");
@@ -42855,17 +42857,17 @@ static void sbt_vk_fa_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_t *f, void *v
 	s->planeIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t958 = sbt_vk_t_alloc(f, sizeof(*t958));
-		t958[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pDisplayCount = t958;
+		uint32_t *t960 = sbt_vk_t_alloc(f, sizeof(*t960));
+		t960[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pDisplayCount = t960;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n961 = (s->pDisplayCount ? (uint64_t)*s->pDisplayCount : 0);
-		VkDisplayKHR *t959 = sbt_vk_t_alloc(f, n961 * sizeof(*t959));
-		for (uint64_t i960 = 0; i960 < n961; i960++) {
-			t959[i960] = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n963 = (s->pDisplayCount ? (uint64_t)*s->pDisplayCount : 0);
+		VkDisplayKHR *t961 = sbt_vk_t_alloc(f, n963 * sizeof(*t961));
+		for (uint64_t i962 = 0; i962 < n963; i962++) {
+			t961[i962] = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pDisplays = t959;
+		s->pDisplays = t961;
 	}
 }
 
@@ -42884,8 +42886,8 @@ static int sbt_vk_ca_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_c *c, const vo
 	if (!a->pDisplays != !b->pDisplays)
 		return sbt_vk_t_fail(c, "vkGetDisplayPlaneSupportedDisplaysKHR.pDisplays");
 	if (a->pDisplays)
-		for (uint64_t i962 = 0; i962 < (a->pDisplayCount ? (uint64_t)*a->pDisplayCount : 0); i962++)
-			if ((uint64_t)(uintptr_t)(b->pDisplays[i962]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pDisplays[i962]), 0))
+		for (uint64_t i964 = 0; i964 < (a->pDisplayCount ? (uint64_t)*a->pDisplayCount : 0); i964++)
+			if ((uint64_t)(uintptr_t)(b->pDisplays[i964]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pDisplays[i964]), 0))
 				return sbt_vk_t_fail(c, "vkGetDisplayPlaneSupportedDisplaysKHR.pDisplays");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetDisplayPlaneSupportedDisplaysKHR.ret");
@@ -42902,17 +42904,17 @@ static void sbt_vk_fa_vkGetDisplayModePropertiesKHR(sbt_vk_t *f, void *vs)
 	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t963 = sbt_vk_t_alloc(f, sizeof(*t963));
-		t963[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPropertyCount = t963;
+		uint32_t *t965 = sbt_vk_t_alloc(f, sizeof(*t965));
+		t965[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPropertyCount = t965;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n966 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-		VkDisplayModePropertiesKHR *t964 = sbt_vk_t_alloc(f, n966 * sizeof(*t964));
-		for (uint64_t i965 = 0; i965 < n966; i965++) {
-			sbt_vk_f_VkDisplayModePropertiesKHR(f, &(t964[i965]), depth + 1);
+		const uint64_t n968 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+		VkDisplayModePropertiesKHR *t966 = sbt_vk_t_alloc(f, n968 * sizeof(*t966));
+		for (uint64_t i967 = 0; i967 < n968; i967++) {
+			sbt_vk_f_VkDisplayModePropertiesKHR(f, &(t966[i967]), depth + 1);
 		}
-		s->pProperties = t964;
+		s->pProperties = t966;
 	}
 }
 
@@ -42931,8 +42933,8 @@ static int sbt_vk_ca_vkGetDisplayModePropertiesKHR(sbt_vk_c *c, const void *va, 
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetDisplayModePropertiesKHR.pProperties");
 	if (a->pProperties)
-		for (uint64_t i967 = 0; i967 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i967++)
-			if (sbt_vk_c_VkDisplayModePropertiesKHR(c, &(a->pProperties[i967]), &(b->pProperties[i967]), 0))
+		for (uint64_t i969 = 0; i969 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i969++)
+			if (sbt_vk_c_VkDisplayModePropertiesKHR(c, &(a->pProperties[i969]), &(b->pProperties[i969]), 0))
 				return sbt_vk_t_fail(c, "vkGetDisplayModePropertiesKHR.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetDisplayModePropertiesKHR.ret");
@@ -42949,19 +42951,19 @@ static void sbt_vk_fa_vkCreateDisplayModeKHR(sbt_vk_t *f, void *vs)
 	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDisplayModeCreateInfoKHR *t968 = sbt_vk_t_alloc(f, sizeof(*t968));
-		sbt_vk_f_VkDisplayModeCreateInfoKHR(f, &(t968[0]), depth + 1);
-		s->pCreateInfo = t968;
+		VkDisplayModeCreateInfoKHR *t970 = sbt_vk_t_alloc(f, sizeof(*t970));
+		sbt_vk_f_VkDisplayModeCreateInfoKHR(f, &(t970[0]), depth + 1);
+		s->pCreateInfo = t970;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t969 = sbt_vk_t_alloc(f, sizeof(*t969));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t969[0]), depth + 1);
-		s->pAllocator = t969;
+		VkAllocationCallbacks *t971 = sbt_vk_t_alloc(f, sizeof(*t971));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t971[0]), depth + 1);
+		s->pAllocator = t971;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDisplayModeKHR *t970 = sbt_vk_t_alloc(f, sizeof(*t970));
-		t970[0] = (VkDisplayModeKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pMode = t970;
+		VkDisplayModeKHR *t972 = sbt_vk_t_alloc(f, sizeof(*t972));
+		t972[0] = (VkDisplayModeKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pMode = t972;
 	}
 }
 
@@ -43001,9 +43003,9 @@ static void sbt_vk_fa_vkGetDisplayPlaneCapabilitiesKHR(sbt_vk_t *f, void *vs)
 	s->planeIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDisplayPlaneCapabilitiesKHR *t971 = sbt_vk_t_alloc(f, sizeof(*t971));
-		sbt_vk_t_bytes(f, &(t971[0]), sizeof(t971[0]));
-		s->pCapabilities = t971;
+		VkDisplayPlaneCapabilitiesKHR *t973 = sbt_vk_t_alloc(f, sizeof(*t973));
+		sbt_vk_t_bytes(f, &(t973[0]), sizeof(t973[0]));
+		s->pCapabilities = t973;
 	}
 }
 
@@ -43035,19 +43037,19 @@ static void sbt_vk_fa_vkCreateDisplayPlaneSurfaceKHR(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDisplaySurfaceCreateInfoKHR *t972 = sbt_vk_t_alloc(f, sizeof(*t972));
-		sbt_vk_f_VkDisplaySurfaceCreateInfoKHR(f, &(t972[0]), depth + 1);
-		s->pCreateInfo = t972;
+		VkDisplaySurfaceCreateInfoKHR *t974 = sbt_vk_t_alloc(f, sizeof(*t974));
+		sbt_vk_f_VkDisplaySurfaceCreateInfoKHR(f, &(t974[0]), depth + 1);
+		s->pCreateInfo = t974;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t973 = sbt_vk_t_alloc(f, sizeof(*t973));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t973[0]), depth + 1);
-		s->pAllocator = t973;
+		VkAllocationCallbacks *t975 = sbt_vk_t_alloc(f, sizeof(*t975));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t975[0]), depth + 1);
+		s->pAllocator = t975;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSurfaceKHR *t974 = sbt_vk_t_alloc(f, sizeof(*t974));
-		t974[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pSurface = t974;
+		VkSurfaceKHR *t976 = sbt_vk_t_alloc(f, sizeof(*t976));
+		t976[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pSurface = t976;
 	}
 }
 
@@ -43084,25 +43086,25 @@ static void sbt_vk_fa_vkCreateSharedSwapchainsKHR(sbt_vk_t *f, void *vs)
 	s->swapchainCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n977 = (uint64_t)s->swapchainCount;
-		VkSwapchainCreateInfoKHR *t975 = sbt_vk_t_alloc(f, n977 * sizeof(*t975));
-		for (uint64_t i976 = 0; i976 < n977; i976++) {
-			sbt_vk_f_VkSwapchainCreateInfoKHR(f, &(t975[i976]), depth + 1);
+		const uint64_t n979 = (uint64_t)s->swapchainCount;
+		VkSwapchainCreateInfoKHR *t977 = sbt_vk_t_alloc(f, n979 * sizeof(*t977));
+		for (uint64_t i978 = 0; i978 < n979; i978++) {
+			sbt_vk_f_VkSwapchainCreateInfoKHR(f, &(t977[i978]), depth + 1);
 		}
-		s->pCreateInfos = t975;
+		s->pCreateInfos = t977;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t978 = sbt_vk_t_alloc(f, sizeof(*t978));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t978[0]), depth + 1);
-		s->pAllocator = t978;
+		VkAllocationCallbacks *t980 = sbt_vk_t_alloc(f, sizeof(*t980));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t980[0]), depth + 1);
+		s->pAllocator = t980;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n981 = (uint64_t)s->swapchainCount;
-		VkSwapchainKHR *t979 = sbt_vk_t_alloc(f, n981 * sizeof(*t979));
-		for (uint64_t i980 = 0; i980 < n981; i980++) {
-			t979[i980] = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n983 = (uint64_t)s->swapchainCount;
+		VkSwapchainKHR *t981 = sbt_vk_t_alloc(f, n983 * sizeof(*t981));
+		for (uint64_t i982 = 0; i982 < n983; i982++) {
+			t981[i982] = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pSwapchains = t979;
+		s->pSwapchains = t981;
 	}
 }
 
@@ -43121,8 +43123,8 @@ static int sbt_vk_ca_vkCreateSharedSwapchainsKHR(sbt_vk_c *c, const void *va, co
 		if (!a->pCreateInfos != !b->pCreateInfos)
 			return sbt_vk_t_fail(c, "vkCreateSharedSwapchainsKHR.pCreateInfos");
 		if (a->pCreateInfos)
-			for (uint64_t i982 = 0; i982 < (uint64_t)a->swapchainCount; i982++)
-				if (sbt_vk_c_VkSwapchainCreateInfoKHR(c, &(a->pCreateInfos[i982]), &(b->pCreateInfos[i982]), 1))
+			for (uint64_t i984 = 0; i984 < (uint64_t)a->swapchainCount; i984++)
+				if (sbt_vk_c_VkSwapchainCreateInfoKHR(c, &(a->pCreateInfos[i984]), &(b->pCreateInfos[i984]), 1))
 					return sbt_vk_t_fail(c, "vkCreateSharedSwapchainsKHR.pCreateInfos");
 	}
 	if (!a->pAllocator != !b->pAllocator)
@@ -43132,8 +43134,8 @@ static int sbt_vk_ca_vkCreateSharedSwapchainsKHR(sbt_vk_c *c, const void *va, co
 	if (!a->pSwapchains != !b->pSwapchains)
 		return sbt_vk_t_fail(c, "vkCreateSharedSwapchainsKHR.pSwapchains");
 	if (a->pSwapchains)
-		for (uint64_t i983 = 0; i983 < (uint64_t)a->swapchainCount; i983++)
-			if ((uint64_t)(uintptr_t)(b->pSwapchains[i983]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSwapchains[i983]), 0))
+		for (uint64_t i985 = 0; i985 < (uint64_t)a->swapchainCount; i985++)
+			if ((uint64_t)(uintptr_t)(b->pSwapchains[i985]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSwapchains[i985]), 0))
 				return sbt_vk_t_fail(c, "vkCreateSharedSwapchainsKHR.pSwapchains");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkCreateSharedSwapchainsKHR.ret");
@@ -43149,9 +43151,9 @@ static void sbt_vk_fa_vkDestroySurfaceKHR(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t984 = sbt_vk_t_alloc(f, sizeof(*t984));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t984[0]), depth + 1);
-		s->pAllocator = t984;
+		VkAllocationCallbacks *t986 = sbt_vk_t_alloc(f, sizeof(*t986));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t986[0]), depth + 1);
+		s->pAllocator = t986;
 	}
 }
 
@@ -43181,9 +43183,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_t *f, void *vs
 	s->surface = (VkSurfaceKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkBool32 *t985 = sbt_vk_t_alloc(f, sizeof(*t985));
-		t985[0] = (VkBool32)sbt_vk_t_rand(f);
-		s->pSupported = t985;
+		VkBool32 *t987 = sbt_vk_t_alloc(f, sizeof(*t987));
+		t987[0] = (VkBool32)sbt_vk_t_rand(f);
+		s->pSupported = t987;
 	}
 }
 
@@ -43216,9 +43218,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceCapabilitiesKHR(sbt_vk_t *f, voi
 	s->surface = (VkSurfaceKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSurfaceCapabilitiesKHR *t986 = sbt_vk_t_alloc(f, sizeof(*t986));
-		sbt_vk_t_bytes(f, &(t986[0]), sizeof(t986[0]));
-		s->pSurfaceCapabilities = t986;
+		VkSurfaceCapabilitiesKHR *t988 = sbt_vk_t_alloc(f, sizeof(*t988));
+		sbt_vk_t_bytes(f, &(t988[0]), sizeof(t988[0]));
+		s->pSurfaceCapabilities = t988;
 	}
 }
 
@@ -43249,17 +43251,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceFormatsKHR(sbt_vk_t *f, void *vs
 	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t987 = sbt_vk_t_alloc(f, sizeof(*t987));
-		t987[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pSurfaceFormatCount = t987;
+		uint32_t *t989 = sbt_vk_t_alloc(f, sizeof(*t989));
+		t989[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pSurfaceFormatCount = t989;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n990 = (s->pSurfaceFormatCount ? (uint64_t)*s->pSurfaceFormatCount : 0);
-		VkSurfaceFormatKHR *t988 = sbt_vk_t_alloc(f, n990 * sizeof(*t988));
-		for (uint64_t i989 = 0; i989 < n990; i989++) {
-			sbt_vk_t_bytes(f, &(t988[i989]), sizeof(t988[i989]));
+		const uint64_t n992 = (s->pSurfaceFormatCount ? (uint64_t)*s->pSurfaceFormatCount : 0);
+		VkSurfaceFormatKHR *t990 = sbt_vk_t_alloc(f, n992 * sizeof(*t990));
+		for (uint64_t i991 = 0; i991 < n992; i991++) {
+			sbt_vk_t_bytes(f, &(t990[i991]), sizeof(t990[i991]));
 		}
-		s->pSurfaceFormats = t988;
+		s->pSurfaceFormats = t990;
 	}
 }
 
@@ -43294,17 +43296,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfacePresentModesKHR(sbt_vk_t *f, voi
 	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t991 = sbt_vk_t_alloc(f, sizeof(*t991));
-		t991[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPresentModeCount = t991;
+		uint32_t *t993 = sbt_vk_t_alloc(f, sizeof(*t993));
+		t993[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPresentModeCount = t993;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n994 = (s->pPresentModeCount ? (uint64_t)*s->pPresentModeCount : 0);
-		VkPresentModeKHR *t992 = sbt_vk_t_alloc(f, n994 * sizeof(*t992));
-		for (uint64_t i993 = 0; i993 < n994; i993++) {
-			t992[i993] = (VkPresentModeKHR)(int32_t)sbt_vk_t_rand(f);
+		const uint64_t n996 = (s->pPresentModeCount ? (uint64_t)*s->pPresentModeCount : 0);
+		VkPresentModeKHR *t994 = sbt_vk_t_alloc(f, n996 * sizeof(*t994));
+		for (uint64_t i995 = 0; i995 < n996; i995++) {
+			t994[i995] = (VkPresentModeKHR)(int32_t)sbt_vk_t_rand(f);
 		}
-		s->pPresentModes = t992;
+		s->pPresentModes = t994;
 	}
 }
 
@@ -43338,19 +43340,19 @@ static void sbt_vk_fa_vkCreateSwapchainKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkSwapchainCreateInfoKHR *t995 = sbt_vk_t_alloc(f, sizeof(*t995));
-		sbt_vk_f_VkSwapchainCreateInfoKHR(f, &(t995[0]), depth + 1);
-		s->pCreateInfo = t995;
+		VkSwapchainCreateInfoKHR *t997 = sbt_vk_t_alloc(f, sizeof(*t997));
+		sbt_vk_f_VkSwapchainCreateInfoKHR(f, &(t997[0]), depth + 1);
+		s->pCreateInfo = t997;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t996 = sbt_vk_t_alloc(f, sizeof(*t996));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t996[0]), depth + 1);
-		s->pAllocator = t996;
+		VkAllocationCallbacks *t998 = sbt_vk_t_alloc(f, sizeof(*t998));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t998[0]), depth + 1);
+		s->pAllocator = t998;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSwapchainKHR *t997 = sbt_vk_t_alloc(f, sizeof(*t997));
-		t997[0] = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pSwapchain = t997;
+		VkSwapchainKHR *t999 = sbt_vk_t_alloc(f, sizeof(*t999));
+		t999[0] = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pSwapchain = t999;
 	}
 }
 
@@ -43386,9 +43388,9 @@ static void sbt_vk_fa_vkDestroySwapchainKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t998 = sbt_vk_t_alloc(f, sizeof(*t998));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t998[0]), depth + 1);
-		s->pAllocator = t998;
+		VkAllocationCallbacks *t1000 = sbt_vk_t_alloc(f, sizeof(*t1000));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1000[0]), depth + 1);
+		s->pAllocator = t1000;
 	}
 }
 
@@ -43417,17 +43419,17 @@ static void sbt_vk_fa_vkGetSwapchainImagesKHR(sbt_vk_t *f, void *vs)
 	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t999 = sbt_vk_t_alloc(f, sizeof(*t999));
-		t999[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pSwapchainImageCount = t999;
+		uint32_t *t1001 = sbt_vk_t_alloc(f, sizeof(*t1001));
+		t1001[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pSwapchainImageCount = t1001;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1002 = (s->pSwapchainImageCount ? (uint64_t)*s->pSwapchainImageCount : 0);
-		VkImage *t1000 = sbt_vk_t_alloc(f, n1002 * sizeof(*t1000));
-		for (uint64_t i1001 = 0; i1001 < n1002; i1001++) {
-			t1000[i1001] = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1004 = (s->pSwapchainImageCount ? (uint64_t)*s->pSwapchainImageCount : 0);
+		VkImage *t1002 = sbt_vk_t_alloc(f, n1004 * sizeof(*t1002));
+		for (uint64_t i1003 = 0; i1003 < n1004; i1003++) {
+			t1002[i1003] = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pSwapchainImages = t1000;
+		s->pSwapchainImages = t1002;
 	}
 }
 
@@ -43446,8 +43448,8 @@ static int sbt_vk_ca_vkGetSwapchainImagesKHR(sbt_vk_c *c, const void *va, const 
 	if (!a->pSwapchainImages != !b->pSwapchainImages)
 		return sbt_vk_t_fail(c, "vkGetSwapchainImagesKHR.pSwapchainImages");
 	if (a->pSwapchainImages)
-		for (uint64_t i1003 = 0; i1003 < (a->pSwapchainImageCount ? (uint64_t)*a->pSwapchainImageCount : 0); i1003++)
-			if ((uint64_t)(uintptr_t)(b->pSwapchainImages[i1003]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSwapchainImages[i1003]), 0))
+		for (uint64_t i1005 = 0; i1005 < (a->pSwapchainImageCount ? (uint64_t)*a->pSwapchainImageCount : 0); i1005++)
+			if ((uint64_t)(uintptr_t)(b->pSwapchainImages[i1005]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSwapchainImages[i1005]), 0))
 				return sbt_vk_t_fail(c, "vkGetSwapchainImagesKHR.pSwapchainImages");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetSwapchainImagesKHR.ret");
@@ -43467,9 +43469,9 @@ static void sbt_vk_fa_vkAcquireNextImageKHR(sbt_vk_t *f, void *vs)
 	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1004 = sbt_vk_t_alloc(f, sizeof(*t1004));
-		t1004[0] = (uint32_t)sbt_vk_t_rand(f);
-		s->pImageIndex = t1004;
+		uint32_t *t1006 = sbt_vk_t_alloc(f, sizeof(*t1006));
+		t1006[0] = (uint32_t)sbt_vk_t_rand(f);
+		s->pImageIndex = t1006;
 	}
 }
 
@@ -43505,9 +43507,9 @@ static void sbt_vk_fa_vkQueuePresentKHR(sbt_vk_t *f, void *vs)
 	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPresentInfoKHR *t1005 = sbt_vk_t_alloc(f, sizeof(*t1005));
-		sbt_vk_f_VkPresentInfoKHR(f, &(t1005[0]), depth + 1);
-		s->pPresentInfo = t1005;
+		VkPresentInfoKHR *t1007 = sbt_vk_t_alloc(f, sizeof(*t1007));
+		sbt_vk_f_VkPresentInfoKHR(f, &(t1007[0]), depth + 1);
+		s->pPresentInfo = t1007;
 	}
 }
 
@@ -43535,19 +43537,19 @@ static void sbt_vk_fa_vkCreateWaylandSurfaceKHR(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkWaylandSurfaceCreateInfoKHR *t1006 = sbt_vk_t_alloc(f, sizeof(*t1006));
-		sbt_vk_f_VkWaylandSurfaceCreateInfoKHR(f, &(t1006[0]), depth + 1);
-		s->pCreateInfo = t1006;
+		VkWaylandSurfaceCreateInfoKHR *t1008 = sbt_vk_t_alloc(f, sizeof(*t1008));
+		sbt_vk_f_VkWaylandSurfaceCreateInfoKHR(f, &(t1008[0]), depth + 1);
+		s->pCreateInfo = t1008;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1007 = sbt_vk_t_alloc(f, sizeof(*t1007));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1007[0]), depth + 1);
-		s->pAllocator = t1007;
+		VkAllocationCallbacks *t1009 = sbt_vk_t_alloc(f, sizeof(*t1009));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1009[0]), depth + 1);
+		s->pAllocator = t1009;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSurfaceKHR *t1008 = sbt_vk_t_alloc(f, sizeof(*t1008));
-		t1008[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pSurface = t1008;
+		VkSurfaceKHR *t1010 = sbt_vk_t_alloc(f, sizeof(*t1010));
+		t1010[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pSurface = t1010;
 	}
 }
 
@@ -43610,19 +43612,19 @@ static void sbt_vk_fa_vkCreateXlibSurfaceKHR(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkXlibSurfaceCreateInfoKHR *t1009 = sbt_vk_t_alloc(f, sizeof(*t1009));
-		sbt_vk_f_VkXlibSurfaceCreateInfoKHR(f, &(t1009[0]), depth + 1);
-		s->pCreateInfo = t1009;
+		VkXlibSurfaceCreateInfoKHR *t1011 = sbt_vk_t_alloc(f, sizeof(*t1011));
+		sbt_vk_f_VkXlibSurfaceCreateInfoKHR(f, &(t1011[0]), depth + 1);
+		s->pCreateInfo = t1011;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1010 = sbt_vk_t_alloc(f, sizeof(*t1010));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1010[0]), depth + 1);
-		s->pAllocator = t1010;
+		VkAllocationCallbacks *t1012 = sbt_vk_t_alloc(f, sizeof(*t1012));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1012[0]), depth + 1);
+		s->pAllocator = t1012;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSurfaceKHR *t1011 = sbt_vk_t_alloc(f, sizeof(*t1011));
-		t1011[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pSurface = t1011;
+		VkSurfaceKHR *t1013 = sbt_vk_t_alloc(f, sizeof(*t1013));
+		t1013[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pSurface = t1013;
 	}
 }
 
@@ -43688,19 +43690,19 @@ static void sbt_vk_fa_vkCreateXcbSurfaceKHR(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkXcbSurfaceCreateInfoKHR *t1012 = sbt_vk_t_alloc(f, sizeof(*t1012));
-		sbt_vk_f_VkXcbSurfaceCreateInfoKHR(f, &(t1012[0]), depth + 1);
-		s->pCreateInfo = t1012;
+		VkXcbSurfaceCreateInfoKHR *t1014 = sbt_vk_t_alloc(f, sizeof(*t1014));
+		sbt_vk_f_VkXcbSurfaceCreateInfoKHR(f, &(t1014[0]), depth + 1);
+		s->pCreateInfo = t1014;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1013 = sbt_vk_t_alloc(f, sizeof(*t1013));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1013[0]), depth + 1);
-		s->pAllocator = t1013;
+		VkAllocationCallbacks *t1015 = sbt_vk_t_alloc(f, sizeof(*t1015));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1015[0]), depth + 1);
+		s->pAllocator = t1015;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSurfaceKHR *t1014 = sbt_vk_t_alloc(f, sizeof(*t1014));
-		t1014[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pSurface = t1014;
+		VkSurfaceKHR *t1016 = sbt_vk_t_alloc(f, sizeof(*t1016));
+		t1016[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pSurface = t1016;
 	}
 }
 
@@ -43766,19 +43768,19 @@ static void sbt_vk_fa_vkCreateDebugReportCallbackEXT(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDebugReportCallbackCreateInfoEXT *t1015 = sbt_vk_t_alloc(f, sizeof(*t1015));
-		sbt_vk_f_VkDebugReportCallbackCreateInfoEXT(f, &(t1015[0]), depth + 1);
-		s->pCreateInfo = t1015;
+		VkDebugReportCallbackCreateInfoEXT *t1017 = sbt_vk_t_alloc(f, sizeof(*t1017));
+		sbt_vk_f_VkDebugReportCallbackCreateInfoEXT(f, &(t1017[0]), depth + 1);
+		s->pCreateInfo = t1017;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1016 = sbt_vk_t_alloc(f, sizeof(*t1016));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1016[0]), depth + 1);
-		s->pAllocator = t1016;
+		VkAllocationCallbacks *t1018 = sbt_vk_t_alloc(f, sizeof(*t1018));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1018[0]), depth + 1);
+		s->pAllocator = t1018;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDebugReportCallbackEXT *t1017 = sbt_vk_t_alloc(f, sizeof(*t1017));
-		t1017[0] = (VkDebugReportCallbackEXT)(uintptr_t)sbt_vk_t_handle(f);
-		s->pCallback = t1017;
+		VkDebugReportCallbackEXT *t1019 = sbt_vk_t_alloc(f, sizeof(*t1019));
+		t1019[0] = (VkDebugReportCallbackEXT)(uintptr_t)sbt_vk_t_handle(f);
+		s->pCallback = t1019;
 	}
 }
 
@@ -43814,9 +43816,9 @@ static void sbt_vk_fa_vkDestroyDebugReportCallbackEXT(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->callback = (VkDebugReportCallbackEXT)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1018 = sbt_vk_t_alloc(f, sizeof(*t1018));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1018[0]), depth + 1);
-		s->pAllocator = t1018;
+		VkAllocationCallbacks *t1020 = sbt_vk_t_alloc(f, sizeof(*t1020));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1020[0]), depth + 1);
+		s->pAllocator = t1020;
 	}
 }
 
@@ -43883,9 +43885,9 @@ static void sbt_vk_fa_vkDebugMarkerSetObjectNameEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDebugMarkerObjectNameInfoEXT *t1019 = sbt_vk_t_alloc(f, sizeof(*t1019));
-		sbt_vk_f_VkDebugMarkerObjectNameInfoEXT(f, &(t1019[0]), depth + 1);
-		s->pNameInfo = t1019;
+		VkDebugMarkerObjectNameInfoEXT *t1021 = sbt_vk_t_alloc(f, sizeof(*t1021));
+		sbt_vk_f_VkDebugMarkerObjectNameInfoEXT(f, &(t1021[0]), depth + 1);
+		s->pNameInfo = t1021;
 	}
 }
 
@@ -43913,9 +43915,9 @@ static void sbt_vk_fa_vkDebugMarkerSetObjectTagEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDebugMarkerObjectTagInfoEXT *t1020 = sbt_vk_t_alloc(f, sizeof(*t1020));
-		sbt_vk_f_VkDebugMarkerObjectTagInfoEXT(f, &(t1020[0]), depth + 1);
-		s->pTagInfo = t1020;
+		VkDebugMarkerObjectTagInfoEXT *t1022 = sbt_vk_t_alloc(f, sizeof(*t1022));
+		sbt_vk_f_VkDebugMarkerObjectTagInfoEXT(f, &(t1022[0]), depth + 1);
+		s->pTagInfo = t1022;
 	}
 }
 
@@ -43942,9 +43944,9 @@ static void sbt_vk_fa_vkCmdDebugMarkerBeginEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDebugMarkerMarkerInfoEXT *t1021 = sbt_vk_t_alloc(f, sizeof(*t1021));
-		sbt_vk_f_VkDebugMarkerMarkerInfoEXT(f, &(t1021[0]), depth + 1);
-		s->pMarkerInfo = t1021;
+		VkDebugMarkerMarkerInfoEXT *t1023 = sbt_vk_t_alloc(f, sizeof(*t1023));
+		sbt_vk_f_VkDebugMarkerMarkerInfoEXT(f, &(t1023[0]), depth + 1);
+		s->pMarkerInfo = t1023;
 	}
 }
 
@@ -43987,9 +43989,9 @@ static void sbt_vk_fa_vkCmdDebugMarkerInsertEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDebugMarkerMarkerInfoEXT *t1022 = sbt_vk_t_alloc(f, sizeof(*t1022));
-		sbt_vk_f_VkDebugMarkerMarkerInfoEXT(f, &(t1022[0]), depth + 1);
-		s->pMarkerInfo = t1022;
+		VkDebugMarkerMarkerInfoEXT *t1024 = sbt_vk_t_alloc(f, sizeof(*t1024));
+		sbt_vk_f_VkDebugMarkerMarkerInfoEXT(f, &(t1024[0]), depth + 1);
+		s->pMarkerInfo = t1024;
 	}
 }
 
@@ -44021,9 +44023,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceExternalImageFormatPropertiesNV(sbt_vk_
 	s->externalHandleType = (VkExternalMemoryHandleTypeFlagsNV)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkExternalImageFormatPropertiesNV *t1023 = sbt_vk_t_alloc(f, sizeof(*t1023));
-		sbt_vk_f_VkExternalImageFormatPropertiesNV(f, &(t1023[0]), depth + 1);
-		s->pExternalImageFormatProperties = t1023;
+		VkExternalImageFormatPropertiesNV *t1025 = sbt_vk_t_alloc(f, sizeof(*t1025));
+		sbt_vk_f_VkExternalImageFormatPropertiesNV(f, &(t1025[0]), depth + 1);
+		s->pExternalImageFormatProperties = t1025;
 	}
 }
 
@@ -44063,9 +44065,9 @@ static void sbt_vk_fa_vkCmdExecuteGeneratedCommandsNV(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->isPreprocessed = (VkBool32)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkGeneratedCommandsInfoNV *t1024 = sbt_vk_t_alloc(f, sizeof(*t1024));
-		sbt_vk_f_VkGeneratedCommandsInfoNV(f, &(t1024[0]), depth + 1);
-		s->pGeneratedCommandsInfo = t1024;
+		VkGeneratedCommandsInfoNV *t1026 = sbt_vk_t_alloc(f, sizeof(*t1026));
+		sbt_vk_f_VkGeneratedCommandsInfoNV(f, &(t1026[0]), depth + 1);
+		s->pGeneratedCommandsInfo = t1026;
 	}
 }
 
@@ -44092,9 +44094,9 @@ static void sbt_vk_fa_vkCmdPreprocessGeneratedCommandsNV(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkGeneratedCommandsInfoNV *t1025 = sbt_vk_t_alloc(f, sizeof(*t1025));
-		sbt_vk_f_VkGeneratedCommandsInfoNV(f, &(t1025[0]), depth + 1);
-		s->pGeneratedCommandsInfo = t1025;
+		VkGeneratedCommandsInfoNV *t1027 = sbt_vk_t_alloc(f, sizeof(*t1027));
+		sbt_vk_f_VkGeneratedCommandsInfoNV(f, &(t1027[0]), depth + 1);
+		s->pGeneratedCommandsInfo = t1027;
 	}
 }
 
@@ -44146,14 +44148,14 @@ static void sbt_vk_fa_vkGetGeneratedCommandsMemoryRequirementsNV(sbt_vk_t *f, vo
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkGeneratedCommandsMemoryRequirementsInfoNV *t1026 = sbt_vk_t_alloc(f, sizeof(*t1026));
-		sbt_vk_f_VkGeneratedCommandsMemoryRequirementsInfoNV(f, &(t1026[0]), depth + 1);
-		s->pInfo = t1026;
+		VkGeneratedCommandsMemoryRequirementsInfoNV *t1028 = sbt_vk_t_alloc(f, sizeof(*t1028));
+		sbt_vk_f_VkGeneratedCommandsMemoryRequirementsInfoNV(f, &(t1028[0]), depth + 1);
+		s->pInfo = t1028;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryRequirements2 *t1027 = sbt_vk_t_alloc(f, sizeof(*t1027));
-		sbt_vk_f_VkMemoryRequirements2(f, &(t1027[0]), depth + 1);
-		s->pMemoryRequirements = t1027;
+		VkMemoryRequirements2 *t1029 = sbt_vk_t_alloc(f, sizeof(*t1029));
+		sbt_vk_f_VkMemoryRequirements2(f, &(t1029[0]), depth + 1);
+		s->pMemoryRequirements = t1029;
 	}
 }
 
@@ -44183,19 +44185,19 @@ static void sbt_vk_fa_vkCreateIndirectCommandsLayoutNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkIndirectCommandsLayoutCreateInfoNV *t1028 = sbt_vk_t_alloc(f, sizeof(*t1028));
-		sbt_vk_f_VkIndirectCommandsLayoutCreateInfoNV(f, &(t1028[0]), depth + 1);
-		s->pCreateInfo = t1028;
+		VkIndirectCommandsLayoutCreateInfoNV *t1030 = sbt_vk_t_alloc(f, sizeof(*t1030));
+		sbt_vk_f_VkIndirectCommandsLayoutCreateInfoNV(f, &(t1030[0]), depth + 1);
+		s->pCreateInfo = t1030;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1029 = sbt_vk_t_alloc(f, sizeof(*t1029));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1029[0]), depth + 1);
-		s->pAllocator = t1029;
+		VkAllocationCallbacks *t1031 = sbt_vk_t_alloc(f, sizeof(*t1031));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1031[0]), depth + 1);
+		s->pAllocator = t1031;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkIndirectCommandsLayoutNV *t1030 = sbt_vk_t_alloc(f, sizeof(*t1030));
-		t1030[0] = (VkIndirectCommandsLayoutNV)(uintptr_t)sbt_vk_t_handle(f);
-		s->pIndirectCommandsLayout = t1030;
+		VkIndirectCommandsLayoutNV *t1032 = sbt_vk_t_alloc(f, sizeof(*t1032));
+		t1032[0] = (VkIndirectCommandsLayoutNV)(uintptr_t)sbt_vk_t_handle(f);
+		s->pIndirectCommandsLayout = t1032;
 	}
 }
 
@@ -44231,9 +44233,9 @@ static void sbt_vk_fa_vkDestroyIndirectCommandsLayoutNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->indirectCommandsLayout = (VkIndirectCommandsLayoutNV)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1031 = sbt_vk_t_alloc(f, sizeof(*t1031));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1031[0]), depth + 1);
-		s->pAllocator = t1031;
+		VkAllocationCallbacks *t1033 = sbt_vk_t_alloc(f, sizeof(*t1033));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1033[0]), depth + 1);
+		s->pAllocator = t1033;
 	}
 }
 
@@ -44260,9 +44262,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceFeatures2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPhysicalDeviceFeatures2 *t1032 = sbt_vk_t_alloc(f, sizeof(*t1032));
-		sbt_vk_f_VkPhysicalDeviceFeatures2(f, &(t1032[0]), depth + 1);
-		s->pFeatures = t1032;
+		VkPhysicalDeviceFeatures2 *t1034 = sbt_vk_t_alloc(f, sizeof(*t1034));
+		sbt_vk_f_VkPhysicalDeviceFeatures2(f, &(t1034[0]), depth + 1);
+		s->pFeatures = t1034;
 	}
 }
 
@@ -44287,9 +44289,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceProperties2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPhysicalDeviceProperties2 *t1033 = sbt_vk_t_alloc(f, sizeof(*t1033));
-		sbt_vk_f_VkPhysicalDeviceProperties2(f, &(t1033[0]), depth + 1);
-		s->pProperties = t1033;
+		VkPhysicalDeviceProperties2 *t1035 = sbt_vk_t_alloc(f, sizeof(*t1035));
+		sbt_vk_f_VkPhysicalDeviceProperties2(f, &(t1035[0]), depth + 1);
+		s->pProperties = t1035;
 	}
 }
 
@@ -44315,9 +44317,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceFormatProperties2(sbt_vk_t *f, void *vs
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->format = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkFormatProperties2 *t1034 = sbt_vk_t_alloc(f, sizeof(*t1034));
-		sbt_vk_f_VkFormatProperties2(f, &(t1034[0]), depth + 1);
-		s->pFormatProperties = t1034;
+		VkFormatProperties2 *t1036 = sbt_vk_t_alloc(f, sizeof(*t1036));
+		sbt_vk_f_VkFormatProperties2(f, &(t1036[0]), depth + 1);
+		s->pFormatProperties = t1036;
 	}
 }
 
@@ -44345,14 +44347,14 @@ static void sbt_vk_fa_vkGetPhysicalDeviceImageFormatProperties2(sbt_vk_t *f, voi
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPhysicalDeviceImageFormatInfo2 *t1035 = sbt_vk_t_alloc(f, sizeof(*t1035));
-		sbt_vk_f_VkPhysicalDeviceImageFormatInfo2(f, &(t1035[0]), depth + 1);
-		s->pImageFormatInfo = t1035;
+		VkPhysicalDeviceImageFormatInfo2 *t1037 = sbt_vk_t_alloc(f, sizeof(*t1037));
+		sbt_vk_f_VkPhysicalDeviceImageFormatInfo2(f, &(t1037[0]), depth + 1);
+		s->pImageFormatInfo = t1037;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkImageFormatProperties2 *t1036 = sbt_vk_t_alloc(f, sizeof(*t1036));
-		sbt_vk_f_VkImageFormatProperties2(f, &(t1036[0]), depth + 1);
-		s->pImageFormatProperties = t1036;
+		VkImageFormatProperties2 *t1038 = sbt_vk_t_alloc(f, sizeof(*t1038));
+		sbt_vk_f_VkImageFormatProperties2(f, &(t1038[0]), depth + 1);
+		s->pImageFormatProperties = t1038;
 	}
 }
 
@@ -44383,17 +44385,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceQueueFamilyProperties2(sbt_vk_t *f, voi
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1037 = sbt_vk_t_alloc(f, sizeof(*t1037));
-		t1037[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pQueueFamilyPropertyCount = t1037;
+		uint32_t *t1039 = sbt_vk_t_alloc(f, sizeof(*t1039));
+		t1039[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pQueueFamilyPropertyCount = t1039;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1040 = (s->pQueueFamilyPropertyCount ? (uint64_t)*s->pQueueFamilyPropertyCount : 0);
-		VkQueueFamilyProperties2 *t1038 = sbt_vk_t_alloc(f, n1040 * sizeof(*t1038));
-		for (uint64_t i1039 = 0; i1039 < n1040; i1039++) {
-			sbt_vk_f_VkQueueFamilyProperties2(f, &(t1038[i1039]), depth + 1);
+		const uint64_t n1042 = (s->pQueueFamilyPropertyCount ? (uint64_t)*s->pQueueFamilyPropertyCount : 0);
+		VkQueueFamilyProperties2 *t1040 = sbt_vk_t_alloc(f, n1042 * sizeof(*t1040));
+		for (uint64_t i1041 = 0; i1041 < n1042; i1041++) {
+			sbt_vk_f_VkQueueFamilyProperties2(f, &(t1040[i1041]), depth + 1);
 		}
-		s->pQueueFamilyProperties = t1038;
+		s->pQueueFamilyProperties = t1040;
 	}
 }
 
@@ -44410,8 +44412,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceQueueFamilyProperties2(sbt_vk_c *c, cons
 	if (!a->pQueueFamilyProperties != !b->pQueueFamilyProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceQueueFamilyProperties2.pQueueFamilyProperties");
 	if (a->pQueueFamilyProperties)
-		for (uint64_t i1041 = 0; i1041 < (a->pQueueFamilyPropertyCount ? (uint64_t)*a->pQueueFamilyPropertyCount : 0); i1041++)
-			if (sbt_vk_c_VkQueueFamilyProperties2(c, &(a->pQueueFamilyProperties[i1041]), &(b->pQueueFamilyProperties[i1041]), 0))
+		for (uint64_t i1043 = 0; i1043 < (a->pQueueFamilyPropertyCount ? (uint64_t)*a->pQueueFamilyPropertyCount : 0); i1043++)
+			if (sbt_vk_c_VkQueueFamilyProperties2(c, &(a->pQueueFamilyProperties[i1043]), &(b->pQueueFamilyProperties[i1043]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceQueueFamilyProperties2.pQueueFamilyProperties");
 	return 0;
 }
@@ -44424,9 +44426,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceMemoryProperties2(sbt_vk_t *f, void *vs
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPhysicalDeviceMemoryProperties2 *t1042 = sbt_vk_t_alloc(f, sizeof(*t1042));
-		sbt_vk_f_VkPhysicalDeviceMemoryProperties2(f, &(t1042[0]), depth + 1);
-		s->pMemoryProperties = t1042;
+		VkPhysicalDeviceMemoryProperties2 *t1044 = sbt_vk_t_alloc(f, sizeof(*t1044));
+		sbt_vk_f_VkPhysicalDeviceMemoryProperties2(f, &(t1044[0]), depth + 1);
+		s->pMemoryProperties = t1044;
 	}
 }
 
@@ -44451,22 +44453,22 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSparseImageFormatProperties2(sbt_vk_t *
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPhysicalDeviceSparseImageFormatInfo2 *t1043 = sbt_vk_t_alloc(f, sizeof(*t1043));
-		sbt_vk_f_VkPhysicalDeviceSparseImageFormatInfo2(f, &(t1043[0]), depth + 1);
-		s->pFormatInfo = t1043;
+		VkPhysicalDeviceSparseImageFormatInfo2 *t1045 = sbt_vk_t_alloc(f, sizeof(*t1045));
+		sbt_vk_f_VkPhysicalDeviceSparseImageFormatInfo2(f, &(t1045[0]), depth + 1);
+		s->pFormatInfo = t1045;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1044 = sbt_vk_t_alloc(f, sizeof(*t1044));
-		t1044[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPropertyCount = t1044;
+		uint32_t *t1046 = sbt_vk_t_alloc(f, sizeof(*t1046));
+		t1046[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPropertyCount = t1046;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1047 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-		VkSparseImageFormatProperties2 *t1045 = sbt_vk_t_alloc(f, n1047 * sizeof(*t1045));
-		for (uint64_t i1046 = 0; i1046 < n1047; i1046++) {
-			sbt_vk_f_VkSparseImageFormatProperties2(f, &(t1045[i1046]), depth + 1);
+		const uint64_t n1049 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+		VkSparseImageFormatProperties2 *t1047 = sbt_vk_t_alloc(f, n1049 * sizeof(*t1047));
+		for (uint64_t i1048 = 0; i1048 < n1049; i1048++) {
+			sbt_vk_f_VkSparseImageFormatProperties2(f, &(t1047[i1048]), depth + 1);
 		}
-		s->pProperties = t1045;
+		s->pProperties = t1047;
 	}
 }
 
@@ -44487,8 +44489,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceSparseImageFormatProperties2(sbt_vk_c *c
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSparseImageFormatProperties2.pProperties");
 	if (a->pProperties)
-		for (uint64_t i1048 = 0; i1048 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1048++)
-			if (sbt_vk_c_VkSparseImageFormatProperties2(c, &(a->pProperties[i1048]), &(b->pProperties[i1048]), 0))
+		for (uint64_t i1050 = 0; i1050 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1050++)
+			if (sbt_vk_c_VkSparseImageFormatProperties2(c, &(a->pProperties[i1050]), &(b->pProperties[i1050]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSparseImageFormatProperties2.pProperties");
 	return 0;
 }
@@ -44505,12 +44507,12 @@ static void sbt_vk_fa_vkCmdPushDescriptorSetKHR(sbt_vk_t *f, void *vs)
 	s->set = (uint32_t)sbt_vk_t_rand(f);
 	s->descriptorWriteCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1051 = (uint64_t)s->descriptorWriteCount;
-		VkWriteDescriptorSet *t1049 = sbt_vk_t_alloc(f, n1051 * sizeof(*t1049));
-		for (uint64_t i1050 = 0; i1050 < n1051; i1050++) {
-			sbt_vk_f_VkWriteDescriptorSet(f, &(t1049[i1050]), depth + 1);
+		const uint64_t n1053 = (uint64_t)s->descriptorWriteCount;
+		VkWriteDescriptorSet *t1051 = sbt_vk_t_alloc(f, n1053 * sizeof(*t1051));
+		for (uint64_t i1052 = 0; i1052 < n1053; i1052++) {
+			sbt_vk_f_VkWriteDescriptorSet(f, &(t1051[i1052]), depth + 1);
 		}
-		s->pDescriptorWrites = t1049;
+		s->pDescriptorWrites = t1051;
 	}
 }
 
@@ -44535,8 +44537,8 @@ static int sbt_vk_ca_vkCmdPushDescriptorSetKHR(sbt_vk_c *c, const void *va, cons
 		if (!a->pDescriptorWrites != !b->pDescriptorWrites)
 			return sbt_vk_t_fail(c, "vkCmdPushDescriptorSetKHR.pDescriptorWrites");
 		if (a->pDescriptorWrites)
-			for (uint64_t i1052 = 0; i1052 < (uint64_t)a->descriptorWriteCount; i1052++)
-				if (sbt_vk_c_VkWriteDescriptorSet(c, &(a->pDescriptorWrites[i1052]), &(b->pDescriptorWrites[i1052]), 1))
+			for (uint64_t i1054 = 0; i1054 < (uint64_t)a->descriptorWriteCount; i1054++)
+				if (sbt_vk_c_VkWriteDescriptorSet(c, &(a->pDescriptorWrites[i1054]), &(b->pDescriptorWrites[i1054]), 1))
 					return sbt_vk_t_fail(c, "vkCmdPushDescriptorSetKHR.pDescriptorWrites");
 	}
 	return 0;
@@ -44574,14 +44576,14 @@ static void sbt_vk_fa_vkGetPhysicalDeviceExternalBufferProperties(sbt_vk_t *f, v
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPhysicalDeviceExternalBufferInfo *t1053 = sbt_vk_t_alloc(f, sizeof(*t1053));
-		sbt_vk_f_VkPhysicalDeviceExternalBufferInfo(f, &(t1053[0]), depth + 1);
-		s->pExternalBufferInfo = t1053;
+		VkPhysicalDeviceExternalBufferInfo *t1055 = sbt_vk_t_alloc(f, sizeof(*t1055));
+		sbt_vk_f_VkPhysicalDeviceExternalBufferInfo(f, &(t1055[0]), depth + 1);
+		s->pExternalBufferInfo = t1055;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkExternalBufferProperties *t1054 = sbt_vk_t_alloc(f, sizeof(*t1054));
-		sbt_vk_f_VkExternalBufferProperties(f, &(t1054[0]), depth + 1);
-		s->pExternalBufferProperties = t1054;
+		VkExternalBufferProperties *t1056 = sbt_vk_t_alloc(f, sizeof(*t1056));
+		sbt_vk_f_VkExternalBufferProperties(f, &(t1056[0]), depth + 1);
+		s->pExternalBufferProperties = t1056;
 	}
 }
 
@@ -44611,14 +44613,14 @@ static void sbt_vk_fa_vkGetMemoryFdKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkMemoryGetFdInfoKHR *t1055 = sbt_vk_t_alloc(f, sizeof(*t1055));
-		sbt_vk_f_VkMemoryGetFdInfoKHR(f, &(t1055[0]), depth + 1);
-		s->pGetFdInfo = t1055;
+		VkMemoryGetFdInfoKHR *t1057 = sbt_vk_t_alloc(f, sizeof(*t1057));
+		sbt_vk_f_VkMemoryGetFdInfoKHR(f, &(t1057[0]), depth + 1);
+		s->pGetFdInfo = t1057;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		int *t1056 = sbt_vk_t_alloc(f, sizeof(*t1056));
-		t1056[0] = (int)(int32_t)sbt_vk_t_rand(f);
-		s->pFd = t1056;
+		int *t1058 = sbt_vk_t_alloc(f, sizeof(*t1058));
+		t1058[0] = (int)(int32_t)sbt_vk_t_rand(f);
+		s->pFd = t1058;
 	}
 }
 
@@ -44652,9 +44654,9 @@ static void sbt_vk_fa_vkGetMemoryFdPropertiesKHR(sbt_vk_t *f, void *vs)
 	s->fd = (int)(int32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryFdPropertiesKHR *t1057 = sbt_vk_t_alloc(f, sizeof(*t1057));
-		sbt_vk_f_VkMemoryFdPropertiesKHR(f, &(t1057[0]), depth + 1);
-		s->pMemoryFdProperties = t1057;
+		VkMemoryFdPropertiesKHR *t1059 = sbt_vk_t_alloc(f, sizeof(*t1059));
+		sbt_vk_f_VkMemoryFdPropertiesKHR(f, &(t1059[0]), depth + 1);
+		s->pMemoryFdProperties = t1059;
 	}
 }
 
@@ -44686,14 +44688,14 @@ static void sbt_vk_fa_vkGetMemoryRemoteAddressNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkMemoryGetRemoteAddressInfoNV *t1058 = sbt_vk_t_alloc(f, sizeof(*t1058));
-		sbt_vk_f_VkMemoryGetRemoteAddressInfoNV(f, &(t1058[0]), depth + 1);
-		s->pMemoryGetRemoteAddressInfo = t1058;
+		VkMemoryGetRemoteAddressInfoNV *t1060 = sbt_vk_t_alloc(f, sizeof(*t1060));
+		sbt_vk_f_VkMemoryGetRemoteAddressInfoNV(f, &(t1060[0]), depth + 1);
+		s->pMemoryGetRemoteAddressInfo = t1060;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkRemoteAddressNV *t1059 = sbt_vk_t_alloc(f, sizeof(*t1059));
-		t1059[0] = (VkRemoteAddressNV)(uintptr_t)sbt_vk_t_rand(f);
-		s->pAddress = t1059;
+		VkRemoteAddressNV *t1061 = sbt_vk_t_alloc(f, sizeof(*t1061));
+		t1061[0] = (VkRemoteAddressNV)(uintptr_t)sbt_vk_t_rand(f);
+		s->pAddress = t1061;
 	}
 }
 
@@ -44724,14 +44726,14 @@ static void sbt_vk_fa_vkGetPhysicalDeviceExternalSemaphoreProperties(sbt_vk_t *f
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPhysicalDeviceExternalSemaphoreInfo *t1060 = sbt_vk_t_alloc(f, sizeof(*t1060));
-		sbt_vk_f_VkPhysicalDeviceExternalSemaphoreInfo(f, &(t1060[0]), depth + 1);
-		s->pExternalSemaphoreInfo = t1060;
+		VkPhysicalDeviceExternalSemaphoreInfo *t1062 = sbt_vk_t_alloc(f, sizeof(*t1062));
+		sbt_vk_f_VkPhysicalDeviceExternalSemaphoreInfo(f, &(t1062[0]), depth + 1);
+		s->pExternalSemaphoreInfo = t1062;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkExternalSemaphoreProperties *t1061 = sbt_vk_t_alloc(f, sizeof(*t1061));
-		sbt_vk_f_VkExternalSemaphoreProperties(f, &(t1061[0]), depth + 1);
-		s->pExternalSemaphoreProperties = t1061;
+		VkExternalSemaphoreProperties *t1063 = sbt_vk_t_alloc(f, sizeof(*t1063));
+		sbt_vk_f_VkExternalSemaphoreProperties(f, &(t1063[0]), depth + 1);
+		s->pExternalSemaphoreProperties = t1063;
 	}
 }
 
@@ -44761,14 +44763,14 @@ static void sbt_vk_fa_vkGetSemaphoreFdKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkSemaphoreGetFdInfoKHR *t1062 = sbt_vk_t_alloc(f, sizeof(*t1062));
-		sbt_vk_f_VkSemaphoreGetFdInfoKHR(f, &(t1062[0]), depth + 1);
-		s->pGetFdInfo = t1062;
+		VkSemaphoreGetFdInfoKHR *t1064 = sbt_vk_t_alloc(f, sizeof(*t1064));
+		sbt_vk_f_VkSemaphoreGetFdInfoKHR(f, &(t1064[0]), depth + 1);
+		s->pGetFdInfo = t1064;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		int *t1063 = sbt_vk_t_alloc(f, sizeof(*t1063));
-		t1063[0] = (int)(int32_t)sbt_vk_t_rand(f);
-		s->pFd = t1063;
+		int *t1065 = sbt_vk_t_alloc(f, sizeof(*t1065));
+		t1065[0] = (int)(int32_t)sbt_vk_t_rand(f);
+		s->pFd = t1065;
 	}
 }
 
@@ -44800,9 +44802,9 @@ static void sbt_vk_fa_vkImportSemaphoreFdKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkImportSemaphoreFdInfoKHR *t1064 = sbt_vk_t_alloc(f, sizeof(*t1064));
-		sbt_vk_f_VkImportSemaphoreFdInfoKHR(f, &(t1064[0]), depth + 1);
-		s->pImportSemaphoreFdInfo = t1064;
+		VkImportSemaphoreFdInfoKHR *t1066 = sbt_vk_t_alloc(f, sizeof(*t1066));
+		sbt_vk_f_VkImportSemaphoreFdInfoKHR(f, &(t1066[0]), depth + 1);
+		s->pImportSemaphoreFdInfo = t1066;
 	}
 }
 
@@ -44829,14 +44831,14 @@ static void sbt_vk_fa_vkGetPhysicalDeviceExternalFenceProperties(sbt_vk_t *f, vo
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPhysicalDeviceExternalFenceInfo *t1065 = sbt_vk_t_alloc(f, sizeof(*t1065));
-		sbt_vk_f_VkPhysicalDeviceExternalFenceInfo(f, &(t1065[0]), depth + 1);
-		s->pExternalFenceInfo = t1065;
+		VkPhysicalDeviceExternalFenceInfo *t1067 = sbt_vk_t_alloc(f, sizeof(*t1067));
+		sbt_vk_f_VkPhysicalDeviceExternalFenceInfo(f, &(t1067[0]), depth + 1);
+		s->pExternalFenceInfo = t1067;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkExternalFenceProperties *t1066 = sbt_vk_t_alloc(f, sizeof(*t1066));
-		sbt_vk_f_VkExternalFenceProperties(f, &(t1066[0]), depth + 1);
-		s->pExternalFenceProperties = t1066;
+		VkExternalFenceProperties *t1068 = sbt_vk_t_alloc(f, sizeof(*t1068));
+		sbt_vk_f_VkExternalFenceProperties(f, &(t1068[0]), depth + 1);
+		s->pExternalFenceProperties = t1068;
 	}
 }
 
@@ -44866,14 +44868,14 @@ static void sbt_vk_fa_vkGetFenceFdKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkFenceGetFdInfoKHR *t1067 = sbt_vk_t_alloc(f, sizeof(*t1067));
-		sbt_vk_f_VkFenceGetFdInfoKHR(f, &(t1067[0]), depth + 1);
-		s->pGetFdInfo = t1067;
+		VkFenceGetFdInfoKHR *t1069 = sbt_vk_t_alloc(f, sizeof(*t1069));
+		sbt_vk_f_VkFenceGetFdInfoKHR(f, &(t1069[0]), depth + 1);
+		s->pGetFdInfo = t1069;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		int *t1068 = sbt_vk_t_alloc(f, sizeof(*t1068));
-		t1068[0] = (int)(int32_t)sbt_vk_t_rand(f);
-		s->pFd = t1068;
+		int *t1070 = sbt_vk_t_alloc(f, sizeof(*t1070));
+		t1070[0] = (int)(int32_t)sbt_vk_t_rand(f);
+		s->pFd = t1070;
 	}
 }
 
@@ -44905,9 +44907,9 @@ static void sbt_vk_fa_vkImportFenceFdKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkImportFenceFdInfoKHR *t1069 = sbt_vk_t_alloc(f, sizeof(*t1069));
-		sbt_vk_f_VkImportFenceFdInfoKHR(f, &(t1069[0]), depth + 1);
-		s->pImportFenceFdInfo = t1069;
+		VkImportFenceFdInfoKHR *t1071 = sbt_vk_t_alloc(f, sizeof(*t1071));
+		sbt_vk_f_VkImportFenceFdInfoKHR(f, &(t1071[0]), depth + 1);
+		s->pImportFenceFdInfo = t1071;
 	}
 }
 
@@ -44988,9 +44990,9 @@ static void sbt_vk_fa_vkGetRandROutputDisplayEXT(sbt_vk_t *f, void *vs)
 	s->ret = VK_SUCCESS;
 	s->dpy = (Display *)(uintptr_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDisplayKHR *t1070 = sbt_vk_t_alloc(f, sizeof(*t1070));
-		t1070[0] = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pDisplay = t1070;
+		VkDisplayKHR *t1072 = sbt_vk_t_alloc(f, sizeof(*t1072));
+		t1072[0] = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pDisplay = t1072;
 	}
 }
 
@@ -45023,9 +45025,9 @@ static void sbt_vk_fa_vkDisplayPowerControlEXT(sbt_vk_t *f, void *vs)
 	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDisplayPowerInfoEXT *t1071 = sbt_vk_t_alloc(f, sizeof(*t1071));
-		sbt_vk_f_VkDisplayPowerInfoEXT(f, &(t1071[0]), depth + 1);
-		s->pDisplayPowerInfo = t1071;
+		VkDisplayPowerInfoEXT *t1073 = sbt_vk_t_alloc(f, sizeof(*t1073));
+		sbt_vk_f_VkDisplayPowerInfoEXT(f, &(t1073[0]), depth + 1);
+		s->pDisplayPowerInfo = t1073;
 	}
 }
 
@@ -45055,19 +45057,19 @@ static void sbt_vk_fa_vkRegisterDeviceEventEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDeviceEventInfoEXT *t1072 = sbt_vk_t_alloc(f, sizeof(*t1072));
-		sbt_vk_f_VkDeviceEventInfoEXT(f, &(t1072[0]), depth + 1);
-		s->pDeviceEventInfo = t1072;
+		VkDeviceEventInfoEXT *t1074 = sbt_vk_t_alloc(f, sizeof(*t1074));
+		sbt_vk_f_VkDeviceEventInfoEXT(f, &(t1074[0]), depth + 1);
+		s->pDeviceEventInfo = t1074;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1073 = sbt_vk_t_alloc(f, sizeof(*t1073));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1073[0]), depth + 1);
-		s->pAllocator = t1073;
+		VkAllocationCallbacks *t1075 = sbt_vk_t_alloc(f, sizeof(*t1075));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1075[0]), depth + 1);
+		s->pAllocator = t1075;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkFence *t1074 = sbt_vk_t_alloc(f, sizeof(*t1074));
-		t1074[0] = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
-		s->pFence = t1074;
+		VkFence *t1076 = sbt_vk_t_alloc(f, sizeof(*t1076));
+		t1076[0] = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
+		s->pFence = t1076;
 	}
 }
 
@@ -45104,19 +45106,19 @@ static void sbt_vk_fa_vkRegisterDisplayEventEXT(sbt_vk_t *f, void *vs)
 	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDisplayEventInfoEXT *t1075 = sbt_vk_t_alloc(f, sizeof(*t1075));
-		sbt_vk_f_VkDisplayEventInfoEXT(f, &(t1075[0]), depth + 1);
-		s->pDisplayEventInfo = t1075;
+		VkDisplayEventInfoEXT *t1077 = sbt_vk_t_alloc(f, sizeof(*t1077));
+		sbt_vk_f_VkDisplayEventInfoEXT(f, &(t1077[0]), depth + 1);
+		s->pDisplayEventInfo = t1077;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1076 = sbt_vk_t_alloc(f, sizeof(*t1076));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1076[0]), depth + 1);
-		s->pAllocator = t1076;
+		VkAllocationCallbacks *t1078 = sbt_vk_t_alloc(f, sizeof(*t1078));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1078[0]), depth + 1);
+		s->pAllocator = t1078;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkFence *t1077 = sbt_vk_t_alloc(f, sizeof(*t1077));
-		t1077[0] = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
-		s->pFence = t1077;
+		VkFence *t1079 = sbt_vk_t_alloc(f, sizeof(*t1079));
+		t1079[0] = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
+		s->pFence = t1079;
 	}
 }
 
@@ -45156,9 +45158,9 @@ static void sbt_vk_fa_vkGetSwapchainCounterEXT(sbt_vk_t *f, void *vs)
 	s->counter = (VkSurfaceCounterFlagBitsEXT)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint64_t *t1078 = sbt_vk_t_alloc(f, sizeof(*t1078));
-		t1078[0] = (uint64_t)sbt_vk_t_rand(f);
-		s->pCounterValue = t1078;
+		uint64_t *t1080 = sbt_vk_t_alloc(f, sizeof(*t1080));
+		t1080[0] = (uint64_t)sbt_vk_t_rand(f);
+		s->pCounterValue = t1080;
 	}
 }
 
@@ -45191,9 +45193,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceCapabilities2EXT(sbt_vk_t *f, vo
 	s->surface = (VkSurfaceKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSurfaceCapabilities2EXT *t1079 = sbt_vk_t_alloc(f, sizeof(*t1079));
-		sbt_vk_f_VkSurfaceCapabilities2EXT(f, &(t1079[0]), depth + 1);
-		s->pSurfaceCapabilities = t1079;
+		VkSurfaceCapabilities2EXT *t1081 = sbt_vk_t_alloc(f, sizeof(*t1081));
+		sbt_vk_f_VkSurfaceCapabilities2EXT(f, &(t1081[0]), depth + 1);
+		s->pSurfaceCapabilities = t1081;
 	}
 }
 
@@ -45223,17 +45225,17 @@ static void sbt_vk_fa_vkEnumeratePhysicalDeviceGroups(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1080 = sbt_vk_t_alloc(f, sizeof(*t1080));
-		t1080[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPhysicalDeviceGroupCount = t1080;
+		uint32_t *t1082 = sbt_vk_t_alloc(f, sizeof(*t1082));
+		t1082[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPhysicalDeviceGroupCount = t1082;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1083 = (s->pPhysicalDeviceGroupCount ? (uint64_t)*s->pPhysicalDeviceGroupCount : 0);
-		VkPhysicalDeviceGroupProperties *t1081 = sbt_vk_t_alloc(f, n1083 * sizeof(*t1081));
-		for (uint64_t i1082 = 0; i1082 < n1083; i1082++) {
-			sbt_vk_f_VkPhysicalDeviceGroupProperties(f, &(t1081[i1082]), depth + 1);
+		const uint64_t n1085 = (s->pPhysicalDeviceGroupCount ? (uint64_t)*s->pPhysicalDeviceGroupCount : 0);
+		VkPhysicalDeviceGroupProperties *t1083 = sbt_vk_t_alloc(f, n1085 * sizeof(*t1083));
+		for (uint64_t i1084 = 0; i1084 < n1085; i1084++) {
+			sbt_vk_f_VkPhysicalDeviceGroupProperties(f, &(t1083[i1084]), depth + 1);
 		}
-		s->pPhysicalDeviceGroupProperties = t1081;
+		s->pPhysicalDeviceGroupProperties = t1083;
 	}
 }
 
@@ -45250,8 +45252,8 @@ static int sbt_vk_ca_vkEnumeratePhysicalDeviceGroups(sbt_vk_c *c, const void *va
 	if (!a->pPhysicalDeviceGroupProperties != !b->pPhysicalDeviceGroupProperties)
 		return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceGroups.pPhysicalDeviceGroupProperties");
 	if (a->pPhysicalDeviceGroupProperties)
-		for (uint64_t i1084 = 0; i1084 < (a->pPhysicalDeviceGroupCount ? (uint64_t)*a->pPhysicalDeviceGroupCount : 0); i1084++)
-			if (sbt_vk_c_VkPhysicalDeviceGroupProperties(c, &(a->pPhysicalDeviceGroupProperties[i1084]), &(b->pPhysicalDeviceGroupProperties[i1084]), 0))
+		for (uint64_t i1086 = 0; i1086 < (a->pPhysicalDeviceGroupCount ? (uint64_t)*a->pPhysicalDeviceGroupCount : 0); i1086++)
+			if (sbt_vk_c_VkPhysicalDeviceGroupProperties(c, &(a->pPhysicalDeviceGroupProperties[i1086]), &(b->pPhysicalDeviceGroupProperties[i1086]), 0))
 				return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceGroups.pPhysicalDeviceGroupProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceGroups.ret");
@@ -45269,9 +45271,9 @@ static void sbt_vk_fa_vkGetDeviceGroupPeerMemoryFeatures(sbt_vk_t *f, void *vs)
 	s->localDeviceIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->remoteDeviceIndex = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPeerMemoryFeatureFlags *t1085 = sbt_vk_t_alloc(f, sizeof(*t1085));
-		t1085[0] = (VkPeerMemoryFeatureFlags)sbt_vk_t_rand(f);
-		s->pPeerMemoryFeatures = t1085;
+		VkPeerMemoryFeatureFlags *t1087 = sbt_vk_t_alloc(f, sizeof(*t1087));
+		t1087[0] = (VkPeerMemoryFeatureFlags)sbt_vk_t_rand(f);
+		s->pPeerMemoryFeatures = t1087;
 	}
 }
 
@@ -45304,12 +45306,12 @@ static void sbt_vk_fa_vkBindBufferMemory2(sbt_vk_t *f, void *vs)
 	s->bindInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1088 = (uint64_t)s->bindInfoCount;
-		VkBindBufferMemoryInfo *t1086 = sbt_vk_t_alloc(f, n1088 * sizeof(*t1086));
-		for (uint64_t i1087 = 0; i1087 < n1088; i1087++) {
-			sbt_vk_f_VkBindBufferMemoryInfo(f, &(t1086[i1087]), depth + 1);
+		const uint64_t n1090 = (uint64_t)s->bindInfoCount;
+		VkBindBufferMemoryInfo *t1088 = sbt_vk_t_alloc(f, n1090 * sizeof(*t1088));
+		for (uint64_t i1089 = 0; i1089 < n1090; i1089++) {
+			sbt_vk_f_VkBindBufferMemoryInfo(f, &(t1088[i1089]), depth + 1);
 		}
-		s->pBindInfos = t1086;
+		s->pBindInfos = t1088;
 	}
 }
 
@@ -45328,8 +45330,8 @@ static int sbt_vk_ca_vkBindBufferMemory2(sbt_vk_c *c, const void *va, const void
 		if (!a->pBindInfos != !b->pBindInfos)
 			return sbt_vk_t_fail(c, "vkBindBufferMemory2.pBindInfos");
 		if (a->pBindInfos)
-			for (uint64_t i1089 = 0; i1089 < (uint64_t)a->bindInfoCount; i1089++)
-				if (sbt_vk_c_VkBindBufferMemoryInfo(c, &(a->pBindInfos[i1089]), &(b->pBindInfos[i1089]), 1))
+			for (uint64_t i1091 = 0; i1091 < (uint64_t)a->bindInfoCount; i1091++)
+				if (sbt_vk_c_VkBindBufferMemoryInfo(c, &(a->pBindInfos[i1091]), &(b->pBindInfos[i1091]), 1))
 					return sbt_vk_t_fail(c, "vkBindBufferMemory2.pBindInfos");
 	}
 	if ((a->ret) != (b->ret))
@@ -45347,12 +45349,12 @@ static void sbt_vk_fa_vkBindImageMemory2(sbt_vk_t *f, void *vs)
 	s->bindInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1092 = (uint64_t)s->bindInfoCount;
-		VkBindImageMemoryInfo *t1090 = sbt_vk_t_alloc(f, n1092 * sizeof(*t1090));
-		for (uint64_t i1091 = 0; i1091 < n1092; i1091++) {
-			sbt_vk_f_VkBindImageMemoryInfo(f, &(t1090[i1091]), depth + 1);
+		const uint64_t n1094 = (uint64_t)s->bindInfoCount;
+		VkBindImageMemoryInfo *t1092 = sbt_vk_t_alloc(f, n1094 * sizeof(*t1092));
+		for (uint64_t i1093 = 0; i1093 < n1094; i1093++) {
+			sbt_vk_f_VkBindImageMemoryInfo(f, &(t1092[i1093]), depth + 1);
 		}
-		s->pBindInfos = t1090;
+		s->pBindInfos = t1092;
 	}
 }
 
@@ -45371,8 +45373,8 @@ static int sbt_vk_ca_vkBindImageMemory2(sbt_vk_c *c, const void *va, const void 
 		if (!a->pBindInfos != !b->pBindInfos)
 			return sbt_vk_t_fail(c, "vkBindImageMemory2.pBindInfos");
 		if (a->pBindInfos)
-			for (uint64_t i1093 = 0; i1093 < (uint64_t)a->bindInfoCount; i1093++)
-				if (sbt_vk_c_VkBindImageMemoryInfo(c, &(a->pBindInfos[i1093]), &(b->pBindInfos[i1093]), 1))
+			for (uint64_t i1095 = 0; i1095 < (uint64_t)a->bindInfoCount; i1095++)
+				if (sbt_vk_c_VkBindImageMemoryInfo(c, &(a->pBindInfos[i1095]), &(b->pBindInfos[i1095]), 1))
 					return sbt_vk_t_fail(c, "vkBindImageMemory2.pBindInfos");
 	}
 	if ((a->ret) != (b->ret))
@@ -45410,9 +45412,9 @@ static void sbt_vk_fa_vkGetDeviceGroupPresentCapabilitiesKHR(sbt_vk_t *f, void *
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeviceGroupPresentCapabilitiesKHR *t1094 = sbt_vk_t_alloc(f, sizeof(*t1094));
-		sbt_vk_f_VkDeviceGroupPresentCapabilitiesKHR(f, &(t1094[0]), depth + 1);
-		s->pDeviceGroupPresentCapabilities = t1094;
+		VkDeviceGroupPresentCapabilitiesKHR *t1096 = sbt_vk_t_alloc(f, sizeof(*t1096));
+		sbt_vk_f_VkDeviceGroupPresentCapabilitiesKHR(f, &(t1096[0]), depth + 1);
+		s->pDeviceGroupPresentCapabilities = t1096;
 	}
 }
 
@@ -45441,9 +45443,9 @@ static void sbt_vk_fa_vkGetDeviceGroupSurfacePresentModesKHR(sbt_vk_t *f, void *
 	s->surface = (VkSurfaceKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeviceGroupPresentModeFlagsKHR *t1095 = sbt_vk_t_alloc(f, sizeof(*t1095));
-		t1095[0] = (VkDeviceGroupPresentModeFlagsKHR)sbt_vk_t_rand(f);
-		s->pModes = t1095;
+		VkDeviceGroupPresentModeFlagsKHR *t1097 = sbt_vk_t_alloc(f, sizeof(*t1097));
+		t1097[0] = (VkDeviceGroupPresentModeFlagsKHR)sbt_vk_t_rand(f);
+		s->pModes = t1097;
 	}
 }
 
@@ -45473,14 +45475,14 @@ static void sbt_vk_fa_vkAcquireNextImage2KHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkAcquireNextImageInfoKHR *t1096 = sbt_vk_t_alloc(f, sizeof(*t1096));
-		sbt_vk_f_VkAcquireNextImageInfoKHR(f, &(t1096[0]), depth + 1);
-		s->pAcquireInfo = t1096;
+		VkAcquireNextImageInfoKHR *t1098 = sbt_vk_t_alloc(f, sizeof(*t1098));
+		sbt_vk_f_VkAcquireNextImageInfoKHR(f, &(t1098[0]), depth + 1);
+		s->pAcquireInfo = t1098;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1097 = sbt_vk_t_alloc(f, sizeof(*t1097));
-		t1097[0] = (uint32_t)sbt_vk_t_rand(f);
-		s->pImageIndex = t1097;
+		uint32_t *t1099 = sbt_vk_t_alloc(f, sizeof(*t1099));
+		t1099[0] = (uint32_t)sbt_vk_t_rand(f);
+		s->pImageIndex = t1099;
 	}
 }
 
@@ -45549,17 +45551,17 @@ static void sbt_vk_fa_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_t *f, void 
 	s->surface = (VkSurfaceKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1098 = sbt_vk_t_alloc(f, sizeof(*t1098));
-		t1098[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pRectCount = t1098;
+		uint32_t *t1100 = sbt_vk_t_alloc(f, sizeof(*t1100));
+		t1100[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pRectCount = t1100;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1101 = (s->pRectCount ? (uint64_t)*s->pRectCount : 0);
-		VkRect2D *t1099 = sbt_vk_t_alloc(f, n1101 * sizeof(*t1099));
-		for (uint64_t i1100 = 0; i1100 < n1101; i1100++) {
-			sbt_vk_t_bytes(f, &(t1099[i1100]), sizeof(t1099[i1100]));
+		const uint64_t n1103 = (s->pRectCount ? (uint64_t)*s->pRectCount : 0);
+		VkRect2D *t1101 = sbt_vk_t_alloc(f, n1103 * sizeof(*t1101));
+		for (uint64_t i1102 = 0; i1102 < n1103; i1102++) {
+			sbt_vk_t_bytes(f, &(t1101[i1102]), sizeof(t1101[i1102]));
 		}
-		s->pRects = t1099;
+		s->pRects = t1101;
 	}
 }
 
@@ -45593,19 +45595,19 @@ static void sbt_vk_fa_vkCreateDescriptorUpdateTemplate(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDescriptorUpdateTemplateCreateInfo *t1102 = sbt_vk_t_alloc(f, sizeof(*t1102));
-		sbt_vk_f_VkDescriptorUpdateTemplateCreateInfo(f, &(t1102[0]), depth + 1);
-		s->pCreateInfo = t1102;
+		VkDescriptorUpdateTemplateCreateInfo *t1104 = sbt_vk_t_alloc(f, sizeof(*t1104));
+		sbt_vk_f_VkDescriptorUpdateTemplateCreateInfo(f, &(t1104[0]), depth + 1);
+		s->pCreateInfo = t1104;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1103 = sbt_vk_t_alloc(f, sizeof(*t1103));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1103[0]), depth + 1);
-		s->pAllocator = t1103;
+		VkAllocationCallbacks *t1105 = sbt_vk_t_alloc(f, sizeof(*t1105));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1105[0]), depth + 1);
+		s->pAllocator = t1105;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDescriptorUpdateTemplate *t1104 = sbt_vk_t_alloc(f, sizeof(*t1104));
-		t1104[0] = (VkDescriptorUpdateTemplate)(uintptr_t)sbt_vk_t_handle(f);
-		s->pDescriptorUpdateTemplate = t1104;
+		VkDescriptorUpdateTemplate *t1106 = sbt_vk_t_alloc(f, sizeof(*t1106));
+		t1106[0] = (VkDescriptorUpdateTemplate)(uintptr_t)sbt_vk_t_handle(f);
+		s->pDescriptorUpdateTemplate = t1106;
 	}
 }
 
@@ -45641,9 +45643,9 @@ static void sbt_vk_fa_vkDestroyDescriptorUpdateTemplate(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->descriptorUpdateTemplate = (VkDescriptorUpdateTemplate)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1105 = sbt_vk_t_alloc(f, sizeof(*t1105));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1105[0]), depth + 1);
-		s->pAllocator = t1105;
+		VkAllocationCallbacks *t1107 = sbt_vk_t_alloc(f, sizeof(*t1107));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1107[0]), depth + 1);
+		s->pAllocator = t1107;
 	}
 }
 
@@ -45728,20 +45730,20 @@ static void sbt_vk_fa_vkSetHdrMetadataEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->swapchainCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1108 = (uint64_t)s->swapchainCount;
-		VkSwapchainKHR *t1106 = sbt_vk_t_alloc(f, n1108 * sizeof(*t1106));
-		for (uint64_t i1107 = 0; i1107 < n1108; i1107++) {
-			t1106[i1107] = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+		const uint64_t n1110 = (uint64_t)s->swapchainCount;
+		VkSwapchainKHR *t1108 = sbt_vk_t_alloc(f, n1110 * sizeof(*t1108));
+		for (uint64_t i1109 = 0; i1109 < n1110; i1109++) {
+			t1108[i1109] = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
-		s->pSwapchains = t1106;
+		s->pSwapchains = t1108;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1111 = (uint64_t)s->swapchainCount;
-		VkHdrMetadataEXT *t1109 = sbt_vk_t_alloc(f, n1111 * sizeof(*t1109));
-		for (uint64_t i1110 = 0; i1110 < n1111; i1110++) {
-			sbt_vk_f_VkHdrMetadataEXT(f, &(t1109[i1110]), depth + 1);
+		const uint64_t n1113 = (uint64_t)s->swapchainCount;
+		VkHdrMetadataEXT *t1111 = sbt_vk_t_alloc(f, n1113 * sizeof(*t1111));
+		for (uint64_t i1112 = 0; i1112 < n1113; i1112++) {
+			sbt_vk_f_VkHdrMetadataEXT(f, &(t1111[i1112]), depth + 1);
 		}
-		s->pMetadata = t1109;
+		s->pMetadata = t1111;
 	}
 }
 
@@ -45760,8 +45762,8 @@ static int sbt_vk_ca_vkSetHdrMetadataEXT(sbt_vk_c *c, const void *va, const void
 		if (!a->pSwapchains != !b->pSwapchains)
 			return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pSwapchains");
 		if (a->pSwapchains)
-			for (uint64_t i1112 = 0; i1112 < (uint64_t)a->swapchainCount; i1112++)
-				if ((uint64_t)(uintptr_t)(b->pSwapchains[i1112]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSwapchains[i1112]), 1))
+			for (uint64_t i1114 = 0; i1114 < (uint64_t)a->swapchainCount; i1114++)
+				if ((uint64_t)(uintptr_t)(b->pSwapchains[i1114]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSwapchains[i1114]), 1))
 					return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pSwapchains");
 	}
 	if ((((uint64_t)a->swapchainCount) == 0)) {
@@ -45771,8 +45773,8 @@ static int sbt_vk_ca_vkSetHdrMetadataEXT(sbt_vk_c *c, const void *va, const void
 		if (!a->pMetadata != !b->pMetadata)
 			return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pMetadata");
 		if (a->pMetadata)
-			for (uint64_t i1113 = 0; i1113 < (uint64_t)a->swapchainCount; i1113++)
-				if (sbt_vk_c_VkHdrMetadataEXT(c, &(a->pMetadata[i1113]), &(b->pMetadata[i1113]), 1))
+			for (uint64_t i1115 = 0; i1115 < (uint64_t)a->swapchainCount; i1115++)
+				if (sbt_vk_c_VkHdrMetadataEXT(c, &(a->pMetadata[i1115]), &(b->pMetadata[i1115]), 1))
 					return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pMetadata");
 	}
 	return 0;
@@ -45812,9 +45814,9 @@ static void sbt_vk_fa_vkGetRefreshCycleDurationGOOGLE(sbt_vk_t *f, void *vs)
 	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkRefreshCycleDurationGOOGLE *t1114 = sbt_vk_t_alloc(f, sizeof(*t1114));
-		sbt_vk_t_bytes(f, &(t1114[0]), sizeof(t1114[0]));
-		s->pDisplayTimingProperties = t1114;
+		VkRefreshCycleDurationGOOGLE *t1116 = sbt_vk_t_alloc(f, sizeof(*t1116));
+		sbt_vk_t_bytes(f, &(t1116[0]), sizeof(t1116[0]));
+		s->pDisplayTimingProperties = t1116;
 	}
 }
 
@@ -45845,17 +45847,17 @@ static void sbt_vk_fa_vkGetPastPresentationTimingGOOGLE(sbt_vk_t *f, void *vs)
 	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1115 = sbt_vk_t_alloc(f, sizeof(*t1115));
-		t1115[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPresentationTimingCount = t1115;
+		uint32_t *t1117 = sbt_vk_t_alloc(f, sizeof(*t1117));
+		t1117[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPresentationTimingCount = t1117;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1118 = (s->pPresentationTimingCount ? (uint64_t)*s->pPresentationTimingCount : 0);
-		VkPastPresentationTimingGOOGLE *t1116 = sbt_vk_t_alloc(f, n1118 * sizeof(*t1116));
-		for (uint64_t i1117 = 0; i1117 < n1118; i1117++) {
-			sbt_vk_f_VkPastPresentationTimingGOOGLE(f, &(t1116[i1117]), depth + 1);
+		const uint64_t n1120 = (s->pPresentationTimingCount ? (uint64_t)*s->pPresentationTimingCount : 0);
+		VkPastPresentationTimingGOOGLE *t1118 = sbt_vk_t_alloc(f, n1120 * sizeof(*t1118));
+		for (uint64_t i1119 = 0; i1119 < n1120; i1119++) {
+			sbt_vk_f_VkPastPresentationTimingGOOGLE(f, &(t1118[i1119]), depth + 1);
 		}
-		s->pPresentationTimings = t1116;
+		s->pPresentationTimings = t1118;
 	}
 }
 
@@ -45874,8 +45876,8 @@ static int sbt_vk_ca_vkGetPastPresentationTimingGOOGLE(sbt_vk_c *c, const void *
 	if (!a->pPresentationTimings != !b->pPresentationTimings)
 		return sbt_vk_t_fail(c, "vkGetPastPresentationTimingGOOGLE.pPresentationTimings");
 	if (a->pPresentationTimings)
-		for (uint64_t i1119 = 0; i1119 < (a->pPresentationTimingCount ? (uint64_t)*a->pPresentationTimingCount : 0); i1119++)
-			if (sbt_vk_c_VkPastPresentationTimingGOOGLE(c, &(a->pPresentationTimings[i1119]), &(b->pPresentationTimings[i1119]), 0))
+		for (uint64_t i1121 = 0; i1121 < (a->pPresentationTimingCount ? (uint64_t)*a->pPresentationTimingCount : 0); i1121++)
+			if (sbt_vk_c_VkPastPresentationTimingGOOGLE(c, &(a->pPresentationTimings[i1121]), &(b->pPresentationTimings[i1121]), 0))
 				return sbt_vk_t_fail(c, "vkGetPastPresentationTimingGOOGLE.pPresentationTimings");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPastPresentationTimingGOOGLE.ret");
@@ -45892,12 +45894,12 @@ static void sbt_vk_fa_vkCmdSetViewportWScalingNV(sbt_vk_t *f, void *vs)
 	s->firstViewport = (uint32_t)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1122 = (uint64_t)s->viewportCount;
-		VkViewportWScalingNV *t1120 = sbt_vk_t_alloc(f, n1122 * sizeof(*t1120));
-		for (uint64_t i1121 = 0; i1121 < n1122; i1121++) {
-			sbt_vk_t_bytes(f, &(t1120[i1121]), sizeof(t1120[i1121]));
+		const uint64_t n1124 = (uint64_t)s->viewportCount;
+		VkViewportWScalingNV *t1122 = sbt_vk_t_alloc(f, n1124 * sizeof(*t1122));
+		for (uint64_t i1123 = 0; i1123 < n1124; i1123++) {
+			sbt_vk_t_bytes(f, &(t1122[i1123]), sizeof(t1122[i1123]));
 		}
-		s->pViewportWScalings = t1120;
+		s->pViewportWScalings = t1122;
 	}
 }
 
@@ -45933,12 +45935,12 @@ static void sbt_vk_fa_vkCmdSetDiscardRectangleEXT(sbt_vk_t *f, void *vs)
 	s->firstDiscardRectangle = (uint32_t)sbt_vk_t_rand(f);
 	s->discardRectangleCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1125 = (uint64_t)s->discardRectangleCount;
-		VkRect2D *t1123 = sbt_vk_t_alloc(f, n1125 * sizeof(*t1123));
-		for (uint64_t i1124 = 0; i1124 < n1125; i1124++) {
-			sbt_vk_t_bytes(f, &(t1123[i1124]), sizeof(t1123[i1124]));
+		const uint64_t n1127 = (uint64_t)s->discardRectangleCount;
+		VkRect2D *t1125 = sbt_vk_t_alloc(f, n1127 * sizeof(*t1125));
+		for (uint64_t i1126 = 0; i1126 < n1127; i1126++) {
+			sbt_vk_t_bytes(f, &(t1125[i1126]), sizeof(t1125[i1126]));
 		}
-		s->pDiscardRectangles = t1123;
+		s->pDiscardRectangles = t1125;
 	}
 }
 
@@ -45972,9 +45974,9 @@ static void sbt_vk_fa_vkCmdSetSampleLocationsEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkSampleLocationsInfoEXT *t1126 = sbt_vk_t_alloc(f, sizeof(*t1126));
-		sbt_vk_f_VkSampleLocationsInfoEXT(f, &(t1126[0]), depth + 1);
-		s->pSampleLocationsInfo = t1126;
+		VkSampleLocationsInfoEXT *t1128 = sbt_vk_t_alloc(f, sizeof(*t1128));
+		sbt_vk_f_VkSampleLocationsInfoEXT(f, &(t1128[0]), depth + 1);
+		s->pSampleLocationsInfo = t1128;
 	}
 }
 
@@ -46000,9 +46002,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceMultisamplePropertiesEXT(sbt_vk_t *f, v
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->samples = (VkSampleCountFlagBits)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMultisamplePropertiesEXT *t1127 = sbt_vk_t_alloc(f, sizeof(*t1127));
-		sbt_vk_f_VkMultisamplePropertiesEXT(f, &(t1127[0]), depth + 1);
-		s->pMultisampleProperties = t1127;
+		VkMultisamplePropertiesEXT *t1129 = sbt_vk_t_alloc(f, sizeof(*t1129));
+		sbt_vk_f_VkMultisamplePropertiesEXT(f, &(t1129[0]), depth + 1);
+		s->pMultisampleProperties = t1129;
 	}
 }
 
@@ -46030,14 +46032,14 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceCapabilities2KHR(sbt_vk_t *f, vo
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPhysicalDeviceSurfaceInfo2KHR *t1128 = sbt_vk_t_alloc(f, sizeof(*t1128));
-		sbt_vk_f_VkPhysicalDeviceSurfaceInfo2KHR(f, &(t1128[0]), depth + 1);
-		s->pSurfaceInfo = t1128;
+		VkPhysicalDeviceSurfaceInfo2KHR *t1130 = sbt_vk_t_alloc(f, sizeof(*t1130));
+		sbt_vk_f_VkPhysicalDeviceSurfaceInfo2KHR(f, &(t1130[0]), depth + 1);
+		s->pSurfaceInfo = t1130;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSurfaceCapabilities2KHR *t1129 = sbt_vk_t_alloc(f, sizeof(*t1129));
-		sbt_vk_f_VkSurfaceCapabilities2KHR(f, &(t1129[0]), depth + 1);
-		s->pSurfaceCapabilities = t1129;
+		VkSurfaceCapabilities2KHR *t1131 = sbt_vk_t_alloc(f, sizeof(*t1131));
+		sbt_vk_f_VkSurfaceCapabilities2KHR(f, &(t1131[0]), depth + 1);
+		s->pSurfaceCapabilities = t1131;
 	}
 }
 
@@ -46069,22 +46071,22 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_t *f, void *v
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPhysicalDeviceSurfaceInfo2KHR *t1130 = sbt_vk_t_alloc(f, sizeof(*t1130));
-		sbt_vk_f_VkPhysicalDeviceSurfaceInfo2KHR(f, &(t1130[0]), depth + 1);
-		s->pSurfaceInfo = t1130;
+		VkPhysicalDeviceSurfaceInfo2KHR *t1132 = sbt_vk_t_alloc(f, sizeof(*t1132));
+		sbt_vk_f_VkPhysicalDeviceSurfaceInfo2KHR(f, &(t1132[0]), depth + 1);
+		s->pSurfaceInfo = t1132;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1131 = sbt_vk_t_alloc(f, sizeof(*t1131));
-		t1131[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pSurfaceFormatCount = t1131;
+		uint32_t *t1133 = sbt_vk_t_alloc(f, sizeof(*t1133));
+		t1133[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pSurfaceFormatCount = t1133;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1134 = (s->pSurfaceFormatCount ? (uint64_t)*s->pSurfaceFormatCount : 0);
-		VkSurfaceFormat2KHR *t1132 = sbt_vk_t_alloc(f, n1134 * sizeof(*t1132));
-		for (uint64_t i1133 = 0; i1133 < n1134; i1133++) {
-			sbt_vk_f_VkSurfaceFormat2KHR(f, &(t1132[i1133]), depth + 1);
+		const uint64_t n1136 = (s->pSurfaceFormatCount ? (uint64_t)*s->pSurfaceFormatCount : 0);
+		VkSurfaceFormat2KHR *t1134 = sbt_vk_t_alloc(f, n1136 * sizeof(*t1134));
+		for (uint64_t i1135 = 0; i1135 < n1136; i1135++) {
+			sbt_vk_f_VkSurfaceFormat2KHR(f, &(t1134[i1135]), depth + 1);
 		}
-		s->pSurfaceFormats = t1132;
+		s->pSurfaceFormats = t1134;
 	}
 }
 
@@ -46105,8 +46107,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_c *c, const vo
 	if (!a->pSurfaceFormats != !b->pSurfaceFormats)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSurfaceFormats2KHR.pSurfaceFormats");
 	if (a->pSurfaceFormats)
-		for (uint64_t i1135 = 0; i1135 < (a->pSurfaceFormatCount ? (uint64_t)*a->pSurfaceFormatCount : 0); i1135++)
-			if (sbt_vk_c_VkSurfaceFormat2KHR(c, &(a->pSurfaceFormats[i1135]), &(b->pSurfaceFormats[i1135]), 0))
+		for (uint64_t i1137 = 0; i1137 < (a->pSurfaceFormatCount ? (uint64_t)*a->pSurfaceFormatCount : 0); i1137++)
+			if (sbt_vk_c_VkSurfaceFormat2KHR(c, &(a->pSurfaceFormats[i1137]), &(b->pSurfaceFormats[i1137]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSurfaceFormats2KHR.pSurfaceFormats");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSurfaceFormats2KHR.ret");
@@ -46122,17 +46124,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_t *f, void
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1136 = sbt_vk_t_alloc(f, sizeof(*t1136));
-		t1136[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPropertyCount = t1136;
+		uint32_t *t1138 = sbt_vk_t_alloc(f, sizeof(*t1138));
+		t1138[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPropertyCount = t1138;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1139 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-		VkDisplayProperties2KHR *t1137 = sbt_vk_t_alloc(f, n1139 * sizeof(*t1137));
-		for (uint64_t i1138 = 0; i1138 < n1139; i1138++) {
-			sbt_vk_f_VkDisplayProperties2KHR(f, &(t1137[i1138]), depth + 1);
+		const uint64_t n1141 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+		VkDisplayProperties2KHR *t1139 = sbt_vk_t_alloc(f, n1141 * sizeof(*t1139));
+		for (uint64_t i1140 = 0; i1140 < n1141; i1140++) {
+			sbt_vk_f_VkDisplayProperties2KHR(f, &(t1139[i1140]), depth + 1);
 		}
-		s->pProperties = t1137;
+		s->pProperties = t1139;
 	}
 }
 
@@ -46149,8 +46151,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_c *c, const
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayProperties2KHR.pProperties");
 	if (a->pProperties)
-		for (uint64_t i1140 = 0; i1140 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1140++)
-			if (sbt_vk_c_VkDisplayProperties2KHR(c, &(a->pProperties[i1140]), &(b->pProperties[i1140]), 0))
+		for (uint64_t i1142 = 0; i1142 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1142++)
+			if (sbt_vk_c_VkDisplayProperties2KHR(c, &(a->pProperties[i1142]), &(b->pProperties[i1142]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayProperties2KHR.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayProperties2KHR.ret");
@@ -46166,17 +46168,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt_vk_t *f,
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1141 = sbt_vk_t_alloc(f, sizeof(*t1141));
-		t1141[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPropertyCount = t1141;
+		uint32_t *t1143 = sbt_vk_t_alloc(f, sizeof(*t1143));
+		t1143[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPropertyCount = t1143;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1144 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-		VkDisplayPlaneProperties2KHR *t1142 = sbt_vk_t_alloc(f, n1144 * sizeof(*t1142));
-		for (uint64_t i1143 = 0; i1143 < n1144; i1143++) {
-			sbt_vk_f_VkDisplayPlaneProperties2KHR(f, &(t1142[i1143]), depth + 1);
+		const uint64_t n1146 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+		VkDisplayPlaneProperties2KHR *t1144 = sbt_vk_t_alloc(f, n1146 * sizeof(*t1144));
+		for (uint64_t i1145 = 0; i1145 < n1146; i1145++) {
+			sbt_vk_f_VkDisplayPlaneProperties2KHR(f, &(t1144[i1145]), depth + 1);
 		}
-		s->pProperties = t1142;
+		s->pProperties = t1144;
 	}
 }
 
@@ -46193,8 +46195,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt_vk_c *c, 
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayPlaneProperties2KHR.pProperties");
 	if (a->pProperties)
-		for (uint64_t i1145 = 0; i1145 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1145++)
-			if (sbt_vk_c_VkDisplayPlaneProperties2KHR(c, &(a->pProperties[i1145]), &(b->pProperties[i1145]), 0))
+		for (uint64_t i1147 = 0; i1147 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1147++)
+			if (sbt_vk_c_VkDisplayPlaneProperties2KHR(c, &(a->pProperties[i1147]), &(b->pProperties[i1147]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayPlaneProperties2KHR.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayPlaneProperties2KHR.ret");
@@ -46211,17 +46213,17 @@ static void sbt_vk_fa_vkGetDisplayModeProperties2KHR(sbt_vk_t *f, void *vs)
 	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1146 = sbt_vk_t_alloc(f, sizeof(*t1146));
-		t1146[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPropertyCount = t1146;
+		uint32_t *t1148 = sbt_vk_t_alloc(f, sizeof(*t1148));
+		t1148[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPropertyCount = t1148;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1149 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-		VkDisplayModeProperties2KHR *t1147 = sbt_vk_t_alloc(f, n1149 * sizeof(*t1147));
-		for (uint64_t i1148 = 0; i1148 < n1149; i1148++) {
-			sbt_vk_f_VkDisplayModeProperties2KHR(f, &(t1147[i1148]), depth + 1);
+		const uint64_t n1151 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+		VkDisplayModeProperties2KHR *t1149 = sbt_vk_t_alloc(f, n1151 * sizeof(*t1149));
+		for (uint64_t i1150 = 0; i1150 < n1151; i1150++) {
+			sbt_vk_f_VkDisplayModeProperties2KHR(f, &(t1149[i1150]), depth + 1);
 		}
-		s->pProperties = t1147;
+		s->pProperties = t1149;
 	}
 }
 
@@ -46240,8 +46242,8 @@ static int sbt_vk_ca_vkGetDisplayModeProperties2KHR(sbt_vk_c *c, const void *va,
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetDisplayModeProperties2KHR.pProperties");
 	if (a->pProperties)
-		for (uint64_t i1150 = 0; i1150 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1150++)
-			if (sbt_vk_c_VkDisplayModeProperties2KHR(c, &(a->pProperties[i1150]), &(b->pProperties[i1150]), 0))
+		for (uint64_t i1152 = 0; i1152 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1152++)
+			if (sbt_vk_c_VkDisplayModeProperties2KHR(c, &(a->pProperties[i1152]), &(b->pProperties[i1152]), 0))
 				return sbt_vk_t_fail(c, "vkGetDisplayModeProperties2KHR.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetDisplayModeProperties2KHR.ret");
@@ -46257,14 +46259,14 @@ static void sbt_vk_fa_vkGetDisplayPlaneCapabilities2KHR(sbt_vk_t *f, void *vs)
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDisplayPlaneInfo2KHR *t1151 = sbt_vk_t_alloc(f, sizeof(*t1151));
-		sbt_vk_f_VkDisplayPlaneInfo2KHR(f, &(t1151[0]), depth + 1);
-		s->pDisplayPlaneInfo = t1151;
+		VkDisplayPlaneInfo2KHR *t1153 = sbt_vk_t_alloc(f, sizeof(*t1153));
+		sbt_vk_f_VkDisplayPlaneInfo2KHR(f, &(t1153[0]), depth + 1);
+		s->pDisplayPlaneInfo = t1153;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDisplayPlaneCapabilities2KHR *t1152 = sbt_vk_t_alloc(f, sizeof(*t1152));
-		sbt_vk_f_VkDisplayPlaneCapabilities2KHR(f, &(t1152[0]), depth + 1);
-		s->pCapabilities = t1152;
+		VkDisplayPlaneCapabilities2KHR *t1154 = sbt_vk_t_alloc(f, sizeof(*t1154));
+		sbt_vk_f_VkDisplayPlaneCapabilities2KHR(f, &(t1154[0]), depth + 1);
+		s->pCapabilities = t1154;
 	}
 }
 
@@ -46295,14 +46297,14 @@ static void sbt_vk_fa_vkGetBufferMemoryRequirements2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkBufferMemoryRequirementsInfo2 *t1153 = sbt_vk_t_alloc(f, sizeof(*t1153));
-		sbt_vk_f_VkBufferMemoryRequirementsInfo2(f, &(t1153[0]), depth + 1);
-		s->pInfo = t1153;
+		VkBufferMemoryRequirementsInfo2 *t1155 = sbt_vk_t_alloc(f, sizeof(*t1155));
+		sbt_vk_f_VkBufferMemoryRequirementsInfo2(f, &(t1155[0]), depth + 1);
+		s->pInfo = t1155;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryRequirements2 *t1154 = sbt_vk_t_alloc(f, sizeof(*t1154));
-		sbt_vk_f_VkMemoryRequirements2(f, &(t1154[0]), depth + 1);
-		s->pMemoryRequirements = t1154;
+		VkMemoryRequirements2 *t1156 = sbt_vk_t_alloc(f, sizeof(*t1156));
+		sbt_vk_f_VkMemoryRequirements2(f, &(t1156[0]), depth + 1);
+		s->pMemoryRequirements = t1156;
 	}
 }
 
@@ -46331,14 +46333,14 @@ static void sbt_vk_fa_vkGetImageMemoryRequirements2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkImageMemoryRequirementsInfo2 *t1155 = sbt_vk_t_alloc(f, sizeof(*t1155));
-		sbt_vk_f_VkImageMemoryRequirementsInfo2(f, &(t1155[0]), depth + 1);
-		s->pInfo = t1155;
+		VkImageMemoryRequirementsInfo2 *t1157 = sbt_vk_t_alloc(f, sizeof(*t1157));
+		sbt_vk_f_VkImageMemoryRequirementsInfo2(f, &(t1157[0]), depth + 1);
+		s->pInfo = t1157;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryRequirements2 *t1156 = sbt_vk_t_alloc(f, sizeof(*t1156));
-		sbt_vk_f_VkMemoryRequirements2(f, &(t1156[0]), depth + 1);
-		s->pMemoryRequirements = t1156;
+		VkMemoryRequirements2 *t1158 = sbt_vk_t_alloc(f, sizeof(*t1158));
+		sbt_vk_f_VkMemoryRequirements2(f, &(t1158[0]), depth + 1);
+		s->pMemoryRequirements = t1158;
 	}
 }
 
@@ -46367,22 +46369,22 @@ static void sbt_vk_fa_vkGetImageSparseMemoryRequirements2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkImageSparseMemoryRequirementsInfo2 *t1157 = sbt_vk_t_alloc(f, sizeof(*t1157));
-		sbt_vk_f_VkImageSparseMemoryRequirementsInfo2(f, &(t1157[0]), depth + 1);
-		s->pInfo = t1157;
+		VkImageSparseMemoryRequirementsInfo2 *t1159 = sbt_vk_t_alloc(f, sizeof(*t1159));
+		sbt_vk_f_VkImageSparseMemoryRequirementsInfo2(f, &(t1159[0]), depth + 1);
+		s->pInfo = t1159;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1158 = sbt_vk_t_alloc(f, sizeof(*t1158));
-		t1158[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pSparseMemoryRequirementCount = t1158;
+		uint32_t *t1160 = sbt_vk_t_alloc(f, sizeof(*t1160));
+		t1160[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pSparseMemoryRequirementCount = t1160;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1161 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
-		VkSparseImageMemoryRequirements2 *t1159 = sbt_vk_t_alloc(f, n1161 * sizeof(*t1159));
-		for (uint64_t i1160 = 0; i1160 < n1161; i1160++) {
-			sbt_vk_f_VkSparseImageMemoryRequirements2(f, &(t1159[i1160]), depth + 1);
+		const uint64_t n1163 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
+		VkSparseImageMemoryRequirements2 *t1161 = sbt_vk_t_alloc(f, n1163 * sizeof(*t1161));
+		for (uint64_t i1162 = 0; i1162 < n1163; i1162++) {
+			sbt_vk_f_VkSparseImageMemoryRequirements2(f, &(t1161[i1162]), depth + 1);
 		}
-		s->pSparseMemoryRequirements = t1159;
+		s->pSparseMemoryRequirements = t1161;
 	}
 }
 
@@ -46403,8 +46405,8 @@ static int sbt_vk_ca_vkGetImageSparseMemoryRequirements2(sbt_vk_c *c, const void
 	if (!a->pSparseMemoryRequirements != !b->pSparseMemoryRequirements)
 		return sbt_vk_t_fail(c, "vkGetImageSparseMemoryRequirements2.pSparseMemoryRequirements");
 	if (a->pSparseMemoryRequirements)
-		for (uint64_t i1162 = 0; i1162 < (a->pSparseMemoryRequirementCount ? (uint64_t)*a->pSparseMemoryRequirementCount : 0); i1162++)
-			if (sbt_vk_c_VkSparseImageMemoryRequirements2(c, &(a->pSparseMemoryRequirements[i1162]), &(b->pSparseMemoryRequirements[i1162]), 0))
+		for (uint64_t i1164 = 0; i1164 < (a->pSparseMemoryRequirementCount ? (uint64_t)*a->pSparseMemoryRequirementCount : 0); i1164++)
+			if (sbt_vk_c_VkSparseImageMemoryRequirements2(c, &(a->pSparseMemoryRequirements[i1164]), &(b->pSparseMemoryRequirements[i1164]), 0))
 				return sbt_vk_t_fail(c, "vkGetImageSparseMemoryRequirements2.pSparseMemoryRequirements");
 	return 0;
 }
@@ -46417,14 +46419,14 @@ static void sbt_vk_fa_vkGetDeviceBufferMemoryRequirements(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDeviceBufferMemoryRequirements *t1163 = sbt_vk_t_alloc(f, sizeof(*t1163));
-		sbt_vk_f_VkDeviceBufferMemoryRequirements(f, &(t1163[0]), depth + 1);
-		s->pInfo = t1163;
+		VkDeviceBufferMemoryRequirements *t1165 = sbt_vk_t_alloc(f, sizeof(*t1165));
+		sbt_vk_f_VkDeviceBufferMemoryRequirements(f, &(t1165[0]), depth + 1);
+		s->pInfo = t1165;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryRequirements2 *t1164 = sbt_vk_t_alloc(f, sizeof(*t1164));
-		sbt_vk_f_VkMemoryRequirements2(f, &(t1164[0]), depth + 1);
-		s->pMemoryRequirements = t1164;
+		VkMemoryRequirements2 *t1166 = sbt_vk_t_alloc(f, sizeof(*t1166));
+		sbt_vk_f_VkMemoryRequirements2(f, &(t1166[0]), depth + 1);
+		s->pMemoryRequirements = t1166;
 	}
 }
 
@@ -46453,14 +46455,14 @@ static void sbt_vk_fa_vkGetDeviceImageMemoryRequirements(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDeviceImageMemoryRequirements *t1165 = sbt_vk_t_alloc(f, sizeof(*t1165));
-		sbt_vk_f_VkDeviceImageMemoryRequirements(f, &(t1165[0]), depth + 1);
-		s->pInfo = t1165;
+		VkDeviceImageMemoryRequirements *t1167 = sbt_vk_t_alloc(f, sizeof(*t1167));
+		sbt_vk_f_VkDeviceImageMemoryRequirements(f, &(t1167[0]), depth + 1);
+		s->pInfo = t1167;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryRequirements2 *t1166 = sbt_vk_t_alloc(f, sizeof(*t1166));
-		sbt_vk_f_VkMemoryRequirements2(f, &(t1166[0]), depth + 1);
-		s->pMemoryRequirements = t1166;
+		VkMemoryRequirements2 *t1168 = sbt_vk_t_alloc(f, sizeof(*t1168));
+		sbt_vk_f_VkMemoryRequirements2(f, &(t1168[0]), depth + 1);
+		s->pMemoryRequirements = t1168;
 	}
 }
 
@@ -46489,22 +46491,22 @@ static void sbt_vk_fa_vkGetDeviceImageSparseMemoryRequirements(sbt_vk_t *f, void
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDeviceImageMemoryRequirements *t1167 = sbt_vk_t_alloc(f, sizeof(*t1167));
-		sbt_vk_f_VkDeviceImageMemoryRequirements(f, &(t1167[0]), depth + 1);
-		s->pInfo = t1167;
+		VkDeviceImageMemoryRequirements *t1169 = sbt_vk_t_alloc(f, sizeof(*t1169));
+		sbt_vk_f_VkDeviceImageMemoryRequirements(f, &(t1169[0]), depth + 1);
+		s->pInfo = t1169;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1168 = sbt_vk_t_alloc(f, sizeof(*t1168));
-		t1168[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pSparseMemoryRequirementCount = t1168;
+		uint32_t *t1170 = sbt_vk_t_alloc(f, sizeof(*t1170));
+		t1170[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pSparseMemoryRequirementCount = t1170;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1171 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
-		VkSparseImageMemoryRequirements2 *t1169 = sbt_vk_t_alloc(f, n1171 * sizeof(*t1169));
-		for (uint64_t i1170 = 0; i1170 < n1171; i1170++) {
-			sbt_vk_f_VkSparseImageMemoryRequirements2(f, &(t1169[i1170]), depth + 1);
+		const uint64_t n1173 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
+		VkSparseImageMemoryRequirements2 *t1171 = sbt_vk_t_alloc(f, n1173 * sizeof(*t1171));
+		for (uint64_t i1172 = 0; i1172 < n1173; i1172++) {
+			sbt_vk_f_VkSparseImageMemoryRequirements2(f, &(t1171[i1172]), depth + 1);
 		}
-		s->pSparseMemoryRequirements = t1169;
+		s->pSparseMemoryRequirements = t1171;
 	}
 }
 
@@ -46525,8 +46527,8 @@ static int sbt_vk_ca_vkGetDeviceImageSparseMemoryRequirements(sbt_vk_c *c, const
 	if (!a->pSparseMemoryRequirements != !b->pSparseMemoryRequirements)
 		return sbt_vk_t_fail(c, "vkGetDeviceImageSparseMemoryRequirements.pSparseMemoryRequirements");
 	if (a->pSparseMemoryRequirements)
-		for (uint64_t i1172 = 0; i1172 < (a->pSparseMemoryRequirementCount ? (uint64_t)*a->pSparseMemoryRequirementCount : 0); i1172++)
-			if (sbt_vk_c_VkSparseImageMemoryRequirements2(c, &(a->pSparseMemoryRequirements[i1172]), &(b->pSparseMemoryRequirements[i1172]), 0))
+		for (uint64_t i1174 = 0; i1174 < (a->pSparseMemoryRequirementCount ? (uint64_t)*a->pSparseMemoryRequirementCount : 0); i1174++)
+			if (sbt_vk_c_VkSparseImageMemoryRequirements2(c, &(a->pSparseMemoryRequirements[i1174]), &(b->pSparseMemoryRequirements[i1174]), 0))
 				return sbt_vk_t_fail(c, "vkGetDeviceImageSparseMemoryRequirements.pSparseMemoryRequirements");
 	return 0;
 }
@@ -46540,19 +46542,19 @@ static void sbt_vk_fa_vkCreateSamplerYcbcrConversion(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkSamplerYcbcrConversionCreateInfo *t1173 = sbt_vk_t_alloc(f, sizeof(*t1173));
-		sbt_vk_f_VkSamplerYcbcrConversionCreateInfo(f, &(t1173[0]), depth + 1);
-		s->pCreateInfo = t1173;
+		VkSamplerYcbcrConversionCreateInfo *t1175 = sbt_vk_t_alloc(f, sizeof(*t1175));
+		sbt_vk_f_VkSamplerYcbcrConversionCreateInfo(f, &(t1175[0]), depth + 1);
+		s->pCreateInfo = t1175;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1174 = sbt_vk_t_alloc(f, sizeof(*t1174));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1174[0]), depth + 1);
-		s->pAllocator = t1174;
+		VkAllocationCallbacks *t1176 = sbt_vk_t_alloc(f, sizeof(*t1176));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1176[0]), depth + 1);
+		s->pAllocator = t1176;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSamplerYcbcrConversion *t1175 = sbt_vk_t_alloc(f, sizeof(*t1175));
-		t1175[0] = (VkSamplerYcbcrConversion)(uintptr_t)sbt_vk_t_handle(f);
-		s->pYcbcrConversion = t1175;
+		VkSamplerYcbcrConversion *t1177 = sbt_vk_t_alloc(f, sizeof(*t1177));
+		t1177[0] = (VkSamplerYcbcrConversion)(uintptr_t)sbt_vk_t_handle(f);
+		s->pYcbcrConversion = t1177;
 	}
 }
 
@@ -46588,9 +46590,9 @@ static void sbt_vk_fa_vkDestroySamplerYcbcrConversion(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ycbcrConversion = (VkSamplerYcbcrConversion)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1176 = sbt_vk_t_alloc(f, sizeof(*t1176));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1176[0]), depth + 1);
-		s->pAllocator = t1176;
+		VkAllocationCallbacks *t1178 = sbt_vk_t_alloc(f, sizeof(*t1178));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1178[0]), depth + 1);
+		s->pAllocator = t1178;
 	}
 }
 
@@ -46617,14 +46619,14 @@ static void sbt_vk_fa_vkGetDeviceQueue2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDeviceQueueInfo2 *t1177 = sbt_vk_t_alloc(f, sizeof(*t1177));
-		sbt_vk_f_VkDeviceQueueInfo2(f, &(t1177[0]), depth + 1);
-		s->pQueueInfo = t1177;
+		VkDeviceQueueInfo2 *t1179 = sbt_vk_t_alloc(f, sizeof(*t1179));
+		sbt_vk_f_VkDeviceQueueInfo2(f, &(t1179[0]), depth + 1);
+		s->pQueueInfo = t1179;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkQueue *t1178 = sbt_vk_t_alloc(f, sizeof(*t1178));
-		t1178[0] = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
-		s->pQueue = t1178;
+		VkQueue *t1180 = sbt_vk_t_alloc(f, sizeof(*t1180));
+		t1180[0] = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+		s->pQueue = t1180;
 	}
 }
 
@@ -46654,19 +46656,19 @@ static void sbt_vk_fa_vkCreateValidationCacheEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkValidationCacheCreateInfoEXT *t1179 = sbt_vk_t_alloc(f, sizeof(*t1179));
-		sbt_vk_f_VkValidationCacheCreateInfoEXT(f, &(t1179[0]), depth + 1);
-		s->pCreateInfo = t1179;
+		VkValidationCacheCreateInfoEXT *t1181 = sbt_vk_t_alloc(f, sizeof(*t1181));
+		sbt_vk_f_VkValidationCacheCreateInfoEXT(f, &(t1181[0]), depth + 1);
+		s->pCreateInfo = t1181;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1180 = sbt_vk_t_alloc(f, sizeof(*t1180));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1180[0]), depth + 1);
-		s->pAllocator = t1180;
+		VkAllocationCallbacks *t1182 = sbt_vk_t_alloc(f, sizeof(*t1182));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1182[0]), depth + 1);
+		s->pAllocator = t1182;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkValidationCacheEXT *t1181 = sbt_vk_t_alloc(f, sizeof(*t1181));
-		t1181[0] = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
-		s->pValidationCache = t1181;
+		VkValidationCacheEXT *t1183 = sbt_vk_t_alloc(f, sizeof(*t1183));
+		t1183[0] = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
+		s->pValidationCache = t1183;
 	}
 }
 
@@ -46702,9 +46704,9 @@ static void sbt_vk_fa_vkDestroyValidationCacheEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->validationCache = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1182 = sbt_vk_t_alloc(f, sizeof(*t1182));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1182[0]), depth + 1);
-		s->pAllocator = t1182;
+		VkAllocationCallbacks *t1184 = sbt_vk_t_alloc(f, sizeof(*t1184));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1184[0]), depth + 1);
+		s->pAllocator = t1184;
 	}
 }
 
@@ -46733,9 +46735,9 @@ static void sbt_vk_fa_vkGetValidationCacheDataEXT(sbt_vk_t *f, void *vs)
 	s->validationCache = (VkValidationCacheEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		size_t *t1183 = sbt_vk_t_alloc(f, sizeof(*t1183));
-		t1183[0] = (size_t)(sbt_vk_t_rand(f) % 4);
-		s->pDataSize = t1183;
+		size_t *t1185 = sbt_vk_t_alloc(f, sizeof(*t1185));
+		t1185[0] = (size_t)(sbt_vk_t_rand(f) % 4);
+		s->pDataSize = t1185;
 	}
 	s->pData = sbt_vk_t_blob(f, (size_t)((s->pDataSize ? (uint64_t)*s->pDataSize : 0)));
 }
@@ -46772,12 +46774,12 @@ static void sbt_vk_fa_vkMergeValidationCachesEXT(sbt_vk_t *f, void *vs)
 	s->srcCacheCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1186 = (uint64_t)s->srcCacheCount;
-		VkValidationCacheEXT *t1184 = sbt_vk_t_alloc(f, n1186 * sizeof(*t1184));
-		for (uint64_t i1185 = 0; i1185 < n1186; i1185++) {
-			t1184[i1185] = (VkValidationCacheEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+		const uint64_t n1188 = (uint64_t)s->srcCacheCount;
+		VkValidationCacheEXT *t1186 = sbt_vk_t_alloc(f, n1188 * sizeof(*t1186));
+		for (uint64_t i1187 = 0; i1187 < n1188; i1187++) {
+			t1186[i1187] = (VkValidationCacheEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
-		s->pSrcCaches = t1184;
+		s->pSrcCaches = t1186;
 	}
 }
 
@@ -46798,8 +46800,8 @@ static int sbt_vk_ca_vkMergeValidationCachesEXT(sbt_vk_c *c, const void *va, con
 		if (!a->pSrcCaches != !b->pSrcCaches)
 			return sbt_vk_t_fail(c, "vkMergeValidationCachesEXT.pSrcCaches");
 		if (a->pSrcCaches)
-			for (uint64_t i1187 = 0; i1187 < (uint64_t)a->srcCacheCount; i1187++)
-				if ((uint64_t)(uintptr_t)(b->pSrcCaches[i1187]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSrcCaches[i1187]), 1))
+			for (uint64_t i1189 = 0; i1189 < (uint64_t)a->srcCacheCount; i1189++)
+				if ((uint64_t)(uintptr_t)(b->pSrcCaches[i1189]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSrcCaches[i1189]), 1))
 					return sbt_vk_t_fail(c, "vkMergeValidationCachesEXT.pSrcCaches");
 	}
 	if ((a->ret) != (b->ret))
@@ -46815,14 +46817,14 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutSupport(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDescriptorSetLayoutCreateInfo *t1188 = sbt_vk_t_alloc(f, sizeof(*t1188));
-		sbt_vk_f_VkDescriptorSetLayoutCreateInfo(f, &(t1188[0]), depth + 1);
-		s->pCreateInfo = t1188;
+		VkDescriptorSetLayoutCreateInfo *t1190 = sbt_vk_t_alloc(f, sizeof(*t1190));
+		sbt_vk_f_VkDescriptorSetLayoutCreateInfo(f, &(t1190[0]), depth + 1);
+		s->pCreateInfo = t1190;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDescriptorSetLayoutSupport *t1189 = sbt_vk_t_alloc(f, sizeof(*t1189));
-		sbt_vk_f_VkDescriptorSetLayoutSupport(f, &(t1189[0]), depth + 1);
-		s->pSupport = t1189;
+		VkDescriptorSetLayoutSupport *t1191 = sbt_vk_t_alloc(f, sizeof(*t1191));
+		sbt_vk_f_VkDescriptorSetLayoutSupport(f, &(t1191[0]), depth + 1);
+		s->pSupport = t1191;
 	}
 }
 
@@ -46855,9 +46857,9 @@ static void sbt_vk_fa_vkGetShaderInfoAMD(sbt_vk_t *f, void *vs)
 	s->infoType = (VkShaderInfoTypeAMD)(int32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		size_t *t1190 = sbt_vk_t_alloc(f, sizeof(*t1190));
-		t1190[0] = (size_t)(sbt_vk_t_rand(f) % 4);
-		s->pInfoSize = t1190;
+		size_t *t1192 = sbt_vk_t_alloc(f, sizeof(*t1192));
+		t1192[0] = (size_t)(sbt_vk_t_rand(f) % 4);
+		s->pInfoSize = t1192;
 	}
 	s->pInfo = sbt_vk_t_blob(f, (size_t)((s->pInfoSize ? (uint64_t)*s->pInfoSize : 0)));
 }
@@ -46920,17 +46922,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sbt_vk_t *f
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1191 = sbt_vk_t_alloc(f, sizeof(*t1191));
-		t1191[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pTimeDomainCount = t1191;
+		uint32_t *t1193 = sbt_vk_t_alloc(f, sizeof(*t1193));
+		t1193[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pTimeDomainCount = t1193;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1194 = (s->pTimeDomainCount ? (uint64_t)*s->pTimeDomainCount : 0);
-		VkTimeDomainEXT *t1192 = sbt_vk_t_alloc(f, n1194 * sizeof(*t1192));
-		for (uint64_t i1193 = 0; i1193 < n1194; i1193++) {
-			t1192[i1193] = (VkTimeDomainEXT)(int32_t)sbt_vk_t_rand(f);
+		const uint64_t n1196 = (s->pTimeDomainCount ? (uint64_t)*s->pTimeDomainCount : 0);
+		VkTimeDomainEXT *t1194 = sbt_vk_t_alloc(f, n1196 * sizeof(*t1194));
+		for (uint64_t i1195 = 0; i1195 < n1196; i1195++) {
+			t1194[i1195] = (VkTimeDomainEXT)(int32_t)sbt_vk_t_rand(f);
 		}
-		s->pTimeDomains = t1192;
+		s->pTimeDomains = t1194;
 	}
 }
 
@@ -46963,25 +46965,25 @@ static void sbt_vk_fa_vkGetCalibratedTimestampsEXT(sbt_vk_t *f, void *vs)
 	s->timestampCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1197 = (uint64_t)s->timestampCount;
-		VkCalibratedTimestampInfoEXT *t1195 = sbt_vk_t_alloc(f, n1197 * sizeof(*t1195));
-		for (uint64_t i1196 = 0; i1196 < n1197; i1196++) {
-			sbt_vk_f_VkCalibratedTimestampInfoEXT(f, &(t1195[i1196]), depth + 1);
+		const uint64_t n1199 = (uint64_t)s->timestampCount;
+		VkCalibratedTimestampInfoEXT *t1197 = sbt_vk_t_alloc(f, n1199 * sizeof(*t1197));
+		for (uint64_t i1198 = 0; i1198 < n1199; i1198++) {
+			sbt_vk_f_VkCalibratedTimestampInfoEXT(f, &(t1197[i1198]), depth + 1);
 		}
-		s->pTimestampInfos = t1195;
+		s->pTimestampInfos = t1197;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1200 = (uint64_t)s->timestampCount;
-		uint64_t *t1198 = sbt_vk_t_alloc(f, n1200 * sizeof(*t1198));
-		for (uint64_t i1199 = 0; i1199 < n1200; i1199++) {
-			t1198[i1199] = (uint64_t)sbt_vk_t_rand(f);
+		const uint64_t n1202 = (uint64_t)s->timestampCount;
+		uint64_t *t1200 = sbt_vk_t_alloc(f, n1202 * sizeof(*t1200));
+		for (uint64_t i1201 = 0; i1201 < n1202; i1201++) {
+			t1200[i1201] = (uint64_t)sbt_vk_t_rand(f);
 		}
-		s->pTimestamps = t1198;
+		s->pTimestamps = t1200;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint64_t *t1201 = sbt_vk_t_alloc(f, sizeof(*t1201));
-		t1201[0] = (uint64_t)sbt_vk_t_rand(f);
-		s->pMaxDeviation = t1201;
+		uint64_t *t1203 = sbt_vk_t_alloc(f, sizeof(*t1203));
+		t1203[0] = (uint64_t)sbt_vk_t_rand(f);
+		s->pMaxDeviation = t1203;
 	}
 }
 
@@ -47000,8 +47002,8 @@ static int sbt_vk_ca_vkGetCalibratedTimestampsEXT(sbt_vk_c *c, const void *va, c
 		if (!a->pTimestampInfos != !b->pTimestampInfos)
 			return sbt_vk_t_fail(c, "vkGetCalibratedTimestampsEXT.pTimestampInfos");
 		if (a->pTimestampInfos)
-			for (uint64_t i1202 = 0; i1202 < (uint64_t)a->timestampCount; i1202++)
-				if (sbt_vk_c_VkCalibratedTimestampInfoEXT(c, &(a->pTimestampInfos[i1202]), &(b->pTimestampInfos[i1202]), 1))
+			for (uint64_t i1204 = 0; i1204 < (uint64_t)a->timestampCount; i1204++)
+				if (sbt_vk_c_VkCalibratedTimestampInfoEXT(c, &(a->pTimestampInfos[i1204]), &(b->pTimestampInfos[i1204]), 1))
 					return sbt_vk_t_fail(c, "vkGetCalibratedTimestampsEXT.pTimestampInfos");
 	}
 	if (!a->pTimestamps != !b->pTimestamps)
@@ -47026,9 +47028,9 @@ static void sbt_vk_fa_vkSetDebugUtilsObjectNameEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDebugUtilsObjectNameInfoEXT *t1203 = sbt_vk_t_alloc(f, sizeof(*t1203));
-		sbt_vk_f_VkDebugUtilsObjectNameInfoEXT(f, &(t1203[0]), depth + 1);
-		s->pNameInfo = t1203;
+		VkDebugUtilsObjectNameInfoEXT *t1205 = sbt_vk_t_alloc(f, sizeof(*t1205));
+		sbt_vk_f_VkDebugUtilsObjectNameInfoEXT(f, &(t1205[0]), depth + 1);
+		s->pNameInfo = t1205;
 	}
 }
 
@@ -47056,9 +47058,9 @@ static void sbt_vk_fa_vkSetDebugUtilsObjectTagEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDebugUtilsObjectTagInfoEXT *t1204 = sbt_vk_t_alloc(f, sizeof(*t1204));
-		sbt_vk_f_VkDebugUtilsObjectTagInfoEXT(f, &(t1204[0]), depth + 1);
-		s->pTagInfo = t1204;
+		VkDebugUtilsObjectTagInfoEXT *t1206 = sbt_vk_t_alloc(f, sizeof(*t1206));
+		sbt_vk_f_VkDebugUtilsObjectTagInfoEXT(f, &(t1206[0]), depth + 1);
+		s->pTagInfo = t1206;
 	}
 }
 
@@ -47085,9 +47087,9 @@ static void sbt_vk_fa_vkQueueBeginDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDebugUtilsLabelEXT *t1205 = sbt_vk_t_alloc(f, sizeof(*t1205));
-		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1205[0]), depth + 1);
-		s->pLabelInfo = t1205;
+		VkDebugUtilsLabelEXT *t1207 = sbt_vk_t_alloc(f, sizeof(*t1207));
+		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1207[0]), depth + 1);
+		s->pLabelInfo = t1207;
 	}
 }
 
@@ -47130,9 +47132,9 @@ static void sbt_vk_fa_vkQueueInsertDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDebugUtilsLabelEXT *t1206 = sbt_vk_t_alloc(f, sizeof(*t1206));
-		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1206[0]), depth + 1);
-		s->pLabelInfo = t1206;
+		VkDebugUtilsLabelEXT *t1208 = sbt_vk_t_alloc(f, sizeof(*t1208));
+		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1208[0]), depth + 1);
+		s->pLabelInfo = t1208;
 	}
 }
 
@@ -47157,9 +47159,9 @@ static void sbt_vk_fa_vkCmdBeginDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDebugUtilsLabelEXT *t1207 = sbt_vk_t_alloc(f, sizeof(*t1207));
-		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1207[0]), depth + 1);
-		s->pLabelInfo = t1207;
+		VkDebugUtilsLabelEXT *t1209 = sbt_vk_t_alloc(f, sizeof(*t1209));
+		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1209[0]), depth + 1);
+		s->pLabelInfo = t1209;
 	}
 }
 
@@ -47202,9 +47204,9 @@ static void sbt_vk_fa_vkCmdInsertDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDebugUtilsLabelEXT *t1208 = sbt_vk_t_alloc(f, sizeof(*t1208));
-		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1208[0]), depth + 1);
-		s->pLabelInfo = t1208;
+		VkDebugUtilsLabelEXT *t1210 = sbt_vk_t_alloc(f, sizeof(*t1210));
+		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1210[0]), depth + 1);
+		s->pLabelInfo = t1210;
 	}
 }
 
@@ -47230,19 +47232,19 @@ static void sbt_vk_fa_vkCreateDebugUtilsMessengerEXT(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDebugUtilsMessengerCreateInfoEXT *t1209 = sbt_vk_t_alloc(f, sizeof(*t1209));
-		sbt_vk_f_VkDebugUtilsMessengerCreateInfoEXT(f, &(t1209[0]), depth + 1);
-		s->pCreateInfo = t1209;
+		VkDebugUtilsMessengerCreateInfoEXT *t1211 = sbt_vk_t_alloc(f, sizeof(*t1211));
+		sbt_vk_f_VkDebugUtilsMessengerCreateInfoEXT(f, &(t1211[0]), depth + 1);
+		s->pCreateInfo = t1211;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1210 = sbt_vk_t_alloc(f, sizeof(*t1210));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1210[0]), depth + 1);
-		s->pAllocator = t1210;
+		VkAllocationCallbacks *t1212 = sbt_vk_t_alloc(f, sizeof(*t1212));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1212[0]), depth + 1);
+		s->pAllocator = t1212;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDebugUtilsMessengerEXT *t1211 = sbt_vk_t_alloc(f, sizeof(*t1211));
-		t1211[0] = (VkDebugUtilsMessengerEXT)(uintptr_t)sbt_vk_t_handle(f);
-		s->pMessenger = t1211;
+		VkDebugUtilsMessengerEXT *t1213 = sbt_vk_t_alloc(f, sizeof(*t1213));
+		t1213[0] = (VkDebugUtilsMessengerEXT)(uintptr_t)sbt_vk_t_handle(f);
+		s->pMessenger = t1213;
 	}
 }
 
@@ -47278,9 +47280,9 @@ static void sbt_vk_fa_vkDestroyDebugUtilsMessengerEXT(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->messenger = (VkDebugUtilsMessengerEXT)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1212 = sbt_vk_t_alloc(f, sizeof(*t1212));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1212[0]), depth + 1);
-		s->pAllocator = t1212;
+		VkAllocationCallbacks *t1214 = sbt_vk_t_alloc(f, sizeof(*t1214));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1214[0]), depth + 1);
+		s->pAllocator = t1214;
 	}
 }
 
@@ -47309,9 +47311,9 @@ static void sbt_vk_fa_vkSubmitDebugUtilsMessageEXT(sbt_vk_t *f, void *vs)
 	s->messageSeverity = (VkDebugUtilsMessageSeverityFlagBitsEXT)sbt_vk_t_rand(f);
 	s->messageTypes = (VkDebugUtilsMessageTypeFlagsEXT)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDebugUtilsMessengerCallbackDataEXT *t1213 = sbt_vk_t_alloc(f, sizeof(*t1213));
-		sbt_vk_f_VkDebugUtilsMessengerCallbackDataEXT(f, &(t1213[0]), depth + 1);
-		s->pCallbackData = t1213;
+		VkDebugUtilsMessengerCallbackDataEXT *t1215 = sbt_vk_t_alloc(f, sizeof(*t1215));
+		sbt_vk_f_VkDebugUtilsMessengerCallbackDataEXT(f, &(t1215[0]), depth + 1);
+		s->pCallbackData = t1215;
 	}
 }
 
@@ -47343,9 +47345,9 @@ static void sbt_vk_fa_vkGetMemoryHostPointerPropertiesEXT(sbt_vk_t *f, void *vs)
 	s->ret = VK_SUCCESS;
 	s->pHostPointer = (const void *)(uintptr_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryHostPointerPropertiesEXT *t1214 = sbt_vk_t_alloc(f, sizeof(*t1214));
-		sbt_vk_f_VkMemoryHostPointerPropertiesEXT(f, &(t1214[0]), depth + 1);
-		s->pMemoryHostPointerProperties = t1214;
+		VkMemoryHostPointerPropertiesEXT *t1216 = sbt_vk_t_alloc(f, sizeof(*t1216));
+		sbt_vk_f_VkMemoryHostPointerPropertiesEXT(f, &(t1216[0]), depth + 1);
+		s->pMemoryHostPointerProperties = t1216;
 	}
 }
 
@@ -47407,19 +47409,19 @@ static void sbt_vk_fa_vkCreateRenderPass2(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkRenderPassCreateInfo2 *t1215 = sbt_vk_t_alloc(f, sizeof(*t1215));
-		sbt_vk_f_VkRenderPassCreateInfo2(f, &(t1215[0]), depth + 1);
-		s->pCreateInfo = t1215;
+		VkRenderPassCreateInfo2 *t1217 = sbt_vk_t_alloc(f, sizeof(*t1217));
+		sbt_vk_f_VkRenderPassCreateInfo2(f, &(t1217[0]), depth + 1);
+		s->pCreateInfo = t1217;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1216 = sbt_vk_t_alloc(f, sizeof(*t1216));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1216[0]), depth + 1);
-		s->pAllocator = t1216;
+		VkAllocationCallbacks *t1218 = sbt_vk_t_alloc(f, sizeof(*t1218));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1218[0]), depth + 1);
+		s->pAllocator = t1218;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkRenderPass *t1217 = sbt_vk_t_alloc(f, sizeof(*t1217));
-		t1217[0] = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
-		s->pRenderPass = t1217;
+		VkRenderPass *t1219 = sbt_vk_t_alloc(f, sizeof(*t1219));
+		t1219[0] = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
+		s->pRenderPass = t1219;
 	}
 }
 
@@ -47454,14 +47456,14 @@ static void sbt_vk_fa_vkCmdBeginRenderPass2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkRenderPassBeginInfo *t1218 = sbt_vk_t_alloc(f, sizeof(*t1218));
-		sbt_vk_f_VkRenderPassBeginInfo(f, &(t1218[0]), depth + 1);
-		s->pRenderPassBegin = t1218;
+		VkRenderPassBeginInfo *t1220 = sbt_vk_t_alloc(f, sizeof(*t1220));
+		sbt_vk_f_VkRenderPassBeginInfo(f, &(t1220[0]), depth + 1);
+		s->pRenderPassBegin = t1220;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkSubpassBeginInfo *t1219 = sbt_vk_t_alloc(f, sizeof(*t1219));
-		sbt_vk_f_VkSubpassBeginInfo(f, &(t1219[0]), depth + 1);
-		s->pSubpassBeginInfo = t1219;
+		VkSubpassBeginInfo *t1221 = sbt_vk_t_alloc(f, sizeof(*t1221));
+		sbt_vk_f_VkSubpassBeginInfo(f, &(t1221[0]), depth + 1);
+		s->pSubpassBeginInfo = t1221;
 	}
 }
 
@@ -47490,14 +47492,14 @@ static void sbt_vk_fa_vkCmdNextSubpass2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkSubpassBeginInfo *t1220 = sbt_vk_t_alloc(f, sizeof(*t1220));
-		sbt_vk_f_VkSubpassBeginInfo(f, &(t1220[0]), depth + 1);
-		s->pSubpassBeginInfo = t1220;
+		VkSubpassBeginInfo *t1222 = sbt_vk_t_alloc(f, sizeof(*t1222));
+		sbt_vk_f_VkSubpassBeginInfo(f, &(t1222[0]), depth + 1);
+		s->pSubpassBeginInfo = t1222;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkSubpassEndInfo *t1221 = sbt_vk_t_alloc(f, sizeof(*t1221));
-		sbt_vk_f_VkSubpassEndInfo(f, &(t1221[0]), depth + 1);
-		s->pSubpassEndInfo = t1221;
+		VkSubpassEndInfo *t1223 = sbt_vk_t_alloc(f, sizeof(*t1223));
+		sbt_vk_f_VkSubpassEndInfo(f, &(t1223[0]), depth + 1);
+		s->pSubpassEndInfo = t1223;
 	}
 }
 
@@ -47526,9 +47528,9 @@ static void sbt_vk_fa_vkCmdEndRenderPass2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkSubpassEndInfo *t1222 = sbt_vk_t_alloc(f, sizeof(*t1222));
-		sbt_vk_f_VkSubpassEndInfo(f, &(t1222[0]), depth + 1);
-		s->pSubpassEndInfo = t1222;
+		VkSubpassEndInfo *t1224 = sbt_vk_t_alloc(f, sizeof(*t1224));
+		sbt_vk_f_VkSubpassEndInfo(f, &(t1224[0]), depth + 1);
+		s->pSubpassEndInfo = t1224;
 	}
 }
 
@@ -47555,9 +47557,9 @@ static void sbt_vk_fa_vkGetSemaphoreCounterValue(sbt_vk_t *f, void *vs)
 	s->semaphore = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint64_t *t1223 = sbt_vk_t_alloc(f, sizeof(*t1223));
-		t1223[0] = (uint64_t)sbt_vk_t_rand(f);
-		s->pValue = t1223;
+		uint64_t *t1225 = sbt_vk_t_alloc(f, sizeof(*t1225));
+		t1225[0] = (uint64_t)sbt_vk_t_rand(f);
+		s->pValue = t1225;
 	}
 }
 
@@ -47588,9 +47590,9 @@ static void sbt_vk_fa_vkWaitSemaphores(sbt_vk_t *f, void *vs)
 	s->timeout = (uint64_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkSemaphoreWaitInfo *t1224 = sbt_vk_t_alloc(f, sizeof(*t1224));
-		sbt_vk_f_VkSemaphoreWaitInfo(f, &(t1224[0]), depth + 1);
-		s->pWaitInfo = t1224;
+		VkSemaphoreWaitInfo *t1226 = sbt_vk_t_alloc(f, sizeof(*t1226));
+		sbt_vk_f_VkSemaphoreWaitInfo(f, &(t1226[0]), depth + 1);
+		s->pWaitInfo = t1226;
 	}
 }
 
@@ -47620,9 +47622,9 @@ static void sbt_vk_fa_vkSignalSemaphore(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkSemaphoreSignalInfo *t1225 = sbt_vk_t_alloc(f, sizeof(*t1225));
-		sbt_vk_f_VkSemaphoreSignalInfo(f, &(t1225[0]), depth + 1);
-		s->pSignalInfo = t1225;
+		VkSemaphoreSignalInfo *t1227 = sbt_vk_t_alloc(f, sizeof(*t1227));
+		sbt_vk_f_VkSemaphoreSignalInfo(f, &(t1227[0]), depth + 1);
+		s->pSignalInfo = t1227;
 	}
 }
 
@@ -47742,17 +47744,17 @@ static void sbt_vk_fa_vkGetQueueCheckpointDataNV(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1226 = sbt_vk_t_alloc(f, sizeof(*t1226));
-		t1226[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pCheckpointDataCount = t1226;
+		uint32_t *t1228 = sbt_vk_t_alloc(f, sizeof(*t1228));
+		t1228[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pCheckpointDataCount = t1228;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1229 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
-		VkCheckpointDataNV *t1227 = sbt_vk_t_alloc(f, n1229 * sizeof(*t1227));
-		for (uint64_t i1228 = 0; i1228 < n1229; i1228++) {
-			sbt_vk_f_VkCheckpointDataNV(f, &(t1227[i1228]), depth + 1);
+		const uint64_t n1231 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
+		VkCheckpointDataNV *t1229 = sbt_vk_t_alloc(f, n1231 * sizeof(*t1229));
+		for (uint64_t i1230 = 0; i1230 < n1231; i1230++) {
+			sbt_vk_f_VkCheckpointDataNV(f, &(t1229[i1230]), depth + 1);
 		}
-		s->pCheckpointData = t1227;
+		s->pCheckpointData = t1229;
 	}
 }
 
@@ -47769,8 +47771,8 @@ static int sbt_vk_ca_vkGetQueueCheckpointDataNV(sbt_vk_c *c, const void *va, con
 	if (!a->pCheckpointData != !b->pCheckpointData)
 		return sbt_vk_t_fail(c, "vkGetQueueCheckpointDataNV.pCheckpointData");
 	if (a->pCheckpointData)
-		for (uint64_t i1230 = 0; i1230 < (a->pCheckpointDataCount ? (uint64_t)*a->pCheckpointDataCount : 0); i1230++)
-			if (sbt_vk_c_VkCheckpointDataNV(c, &(a->pCheckpointData[i1230]), &(b->pCheckpointData[i1230]), 0))
+		for (uint64_t i1232 = 0; i1232 < (a->pCheckpointDataCount ? (uint64_t)*a->pCheckpointDataCount : 0); i1232++)
+			if (sbt_vk_c_VkCheckpointDataNV(c, &(a->pCheckpointData[i1232]), &(b->pCheckpointData[i1232]), 0))
 				return sbt_vk_t_fail(c, "vkGetQueueCheckpointDataNV.pCheckpointData");
 	return 0;
 }
@@ -47785,28 +47787,28 @@ static void sbt_vk_fa_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_t *f, void *vs
 	s->firstBinding = (uint32_t)sbt_vk_t_rand(f);
 	s->bindingCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1233 = (uint64_t)s->bindingCount;
-		VkBuffer *t1231 = sbt_vk_t_alloc(f, n1233 * sizeof(*t1231));
-		for (uint64_t i1232 = 0; i1232 < n1233; i1232++) {
-			t1231[i1232] = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+		const uint64_t n1235 = (uint64_t)s->bindingCount;
+		VkBuffer *t1233 = sbt_vk_t_alloc(f, n1235 * sizeof(*t1233));
+		for (uint64_t i1234 = 0; i1234 < n1235; i1234++) {
+			t1233[i1234] = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
-		s->pBuffers = t1231;
+		s->pBuffers = t1233;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1236 = (uint64_t)s->bindingCount;
-		VkDeviceSize *t1234 = sbt_vk_t_alloc(f, n1236 * sizeof(*t1234));
-		for (uint64_t i1235 = 0; i1235 < n1236; i1235++) {
-			t1234[i1235] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1238 = (uint64_t)s->bindingCount;
+		VkDeviceSize *t1236 = sbt_vk_t_alloc(f, n1238 * sizeof(*t1236));
+		for (uint64_t i1237 = 0; i1237 < n1238; i1237++) {
+			t1236[i1237] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pOffsets = t1234;
+		s->pOffsets = t1236;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1239 = (uint64_t)s->bindingCount;
-		VkDeviceSize *t1237 = sbt_vk_t_alloc(f, n1239 * sizeof(*t1237));
-		for (uint64_t i1238 = 0; i1238 < n1239; i1238++) {
-			t1237[i1238] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1241 = (uint64_t)s->bindingCount;
+		VkDeviceSize *t1239 = sbt_vk_t_alloc(f, n1241 * sizeof(*t1239));
+		for (uint64_t i1240 = 0; i1240 < n1241; i1240++) {
+			t1239[i1240] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pSizes = t1237;
+		s->pSizes = t1239;
 	}
 }
 
@@ -47827,8 +47829,8 @@ static int sbt_vk_ca_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_c *c, const voi
 		if (!a->pBuffers != !b->pBuffers)
 			return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pBuffers");
 		if (a->pBuffers)
-			for (uint64_t i1240 = 0; i1240 < (uint64_t)a->bindingCount; i1240++)
-				if ((uint64_t)(uintptr_t)(b->pBuffers[i1240]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i1240]), 1))
+			for (uint64_t i1242 = 0; i1242 < (uint64_t)a->bindingCount; i1242++)
+				if ((uint64_t)(uintptr_t)(b->pBuffers[i1242]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i1242]), 1))
 					return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pBuffers");
 	}
 	if ((((uint64_t)a->bindingCount) == 0)) {
@@ -47862,20 +47864,20 @@ static void sbt_vk_fa_vkCmdBeginTransformFeedbackEXT(sbt_vk_t *f, void *vs)
 	s->firstCounterBuffer = (uint32_t)sbt_vk_t_rand(f);
 	s->counterBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1243 = (uint64_t)s->counterBufferCount;
-		VkBuffer *t1241 = sbt_vk_t_alloc(f, n1243 * sizeof(*t1241));
-		for (uint64_t i1242 = 0; i1242 < n1243; i1242++) {
-			t1241[i1242] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1245 = (uint64_t)s->counterBufferCount;
+		VkBuffer *t1243 = sbt_vk_t_alloc(f, n1245 * sizeof(*t1243));
+		for (uint64_t i1244 = 0; i1244 < n1245; i1244++) {
+			t1243[i1244] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pCounterBuffers = t1241;
+		s->pCounterBuffers = t1243;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1246 = (uint64_t)s->counterBufferCount;
-		VkDeviceSize *t1244 = sbt_vk_t_alloc(f, n1246 * sizeof(*t1244));
-		for (uint64_t i1245 = 0; i1245 < n1246; i1245++) {
-			t1244[i1245] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1248 = (uint64_t)s->counterBufferCount;
+		VkDeviceSize *t1246 = sbt_vk_t_alloc(f, n1248 * sizeof(*t1246));
+		for (uint64_t i1247 = 0; i1247 < n1248; i1247++) {
+			t1246[i1247] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pCounterBufferOffsets = t1244;
+		s->pCounterBufferOffsets = t1246;
 	}
 }
 
@@ -47896,8 +47898,8 @@ static int sbt_vk_ca_vkCmdBeginTransformFeedbackEXT(sbt_vk_c *c, const void *va,
 		if (!a->pCounterBuffers != !b->pCounterBuffers)
 			return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.pCounterBuffers");
 		if (a->pCounterBuffers)
-			for (uint64_t i1247 = 0; i1247 < (uint64_t)a->counterBufferCount; i1247++)
-				if ((uint64_t)(uintptr_t)(b->pCounterBuffers[i1247]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCounterBuffers[i1247]), 1))
+			for (uint64_t i1249 = 0; i1249 < (uint64_t)a->counterBufferCount; i1249++)
+				if ((uint64_t)(uintptr_t)(b->pCounterBuffers[i1249]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCounterBuffers[i1249]), 1))
 					return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.pCounterBuffers");
 	}
 	if ((((uint64_t)a->counterBufferCount) == 0)) {
@@ -47922,20 +47924,20 @@ static void sbt_vk_fa_vkCmdEndTransformFeedbackEXT(sbt_vk_t *f, void *vs)
 	s->firstCounterBuffer = (uint32_t)sbt_vk_t_rand(f);
 	s->counterBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1250 = (uint64_t)s->counterBufferCount;
-		VkBuffer *t1248 = sbt_vk_t_alloc(f, n1250 * sizeof(*t1248));
-		for (uint64_t i1249 = 0; i1249 < n1250; i1249++) {
-			t1248[i1249] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1252 = (uint64_t)s->counterBufferCount;
+		VkBuffer *t1250 = sbt_vk_t_alloc(f, n1252 * sizeof(*t1250));
+		for (uint64_t i1251 = 0; i1251 < n1252; i1251++) {
+			t1250[i1251] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pCounterBuffers = t1248;
+		s->pCounterBuffers = t1250;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1253 = (uint64_t)s->counterBufferCount;
-		VkDeviceSize *t1251 = sbt_vk_t_alloc(f, n1253 * sizeof(*t1251));
-		for (uint64_t i1252 = 0; i1252 < n1253; i1252++) {
-			t1251[i1252] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1255 = (uint64_t)s->counterBufferCount;
+		VkDeviceSize *t1253 = sbt_vk_t_alloc(f, n1255 * sizeof(*t1253));
+		for (uint64_t i1254 = 0; i1254 < n1255; i1254++) {
+			t1253[i1254] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pCounterBufferOffsets = t1251;
+		s->pCounterBufferOffsets = t1253;
 	}
 }
 
@@ -47956,8 +47958,8 @@ static int sbt_vk_ca_vkCmdEndTransformFeedbackEXT(sbt_vk_c *c, const void *va, c
 		if (!a->pCounterBuffers != !b->pCounterBuffers)
 			return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.pCounterBuffers");
 		if (a->pCounterBuffers)
-			for (uint64_t i1254 = 0; i1254 < (uint64_t)a->counterBufferCount; i1254++)
-				if ((uint64_t)(uintptr_t)(b->pCounterBuffers[i1254]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCounterBuffers[i1254]), 1))
+			for (uint64_t i1256 = 0; i1256 < (uint64_t)a->counterBufferCount; i1256++)
+				if ((uint64_t)(uintptr_t)(b->pCounterBuffers[i1256]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCounterBuffers[i1256]), 1))
 					return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.pCounterBuffers");
 	}
 	if ((((uint64_t)a->counterBufferCount) == 0)) {
@@ -48075,12 +48077,12 @@ static void sbt_vk_fa_vkCmdSetExclusiveScissorNV(sbt_vk_t *f, void *vs)
 	s->firstExclusiveScissor = (uint32_t)sbt_vk_t_rand(f);
 	s->exclusiveScissorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1257 = (uint64_t)s->exclusiveScissorCount;
-		VkRect2D *t1255 = sbt_vk_t_alloc(f, n1257 * sizeof(*t1255));
-		for (uint64_t i1256 = 0; i1256 < n1257; i1256++) {
-			sbt_vk_t_bytes(f, &(t1255[i1256]), sizeof(t1255[i1256]));
+		const uint64_t n1259 = (uint64_t)s->exclusiveScissorCount;
+		VkRect2D *t1257 = sbt_vk_t_alloc(f, n1259 * sizeof(*t1257));
+		for (uint64_t i1258 = 0; i1258 < n1259; i1258++) {
+			sbt_vk_t_bytes(f, &(t1257[i1258]), sizeof(t1257[i1258]));
 		}
-		s->pExclusiveScissors = t1255;
+		s->pExclusiveScissors = t1257;
 	}
 }
 
@@ -48140,12 +48142,12 @@ static void sbt_vk_fa_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_t *f, void *vs
 	s->firstViewport = (uint32_t)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1260 = (uint64_t)s->viewportCount;
-		VkShadingRatePaletteNV *t1258 = sbt_vk_t_alloc(f, n1260 * sizeof(*t1258));
-		for (uint64_t i1259 = 0; i1259 < n1260; i1259++) {
-			sbt_vk_f_VkShadingRatePaletteNV(f, &(t1258[i1259]), depth + 1);
+		const uint64_t n1262 = (uint64_t)s->viewportCount;
+		VkShadingRatePaletteNV *t1260 = sbt_vk_t_alloc(f, n1262 * sizeof(*t1260));
+		for (uint64_t i1261 = 0; i1261 < n1262; i1261++) {
+			sbt_vk_f_VkShadingRatePaletteNV(f, &(t1260[i1261]), depth + 1);
 		}
-		s->pShadingRatePalettes = t1258;
+		s->pShadingRatePalettes = t1260;
 	}
 }
 
@@ -48166,8 +48168,8 @@ static int sbt_vk_ca_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_c *c, const voi
 		if (!a->pShadingRatePalettes != !b->pShadingRatePalettes)
 			return sbt_vk_t_fail(c, "vkCmdSetViewportShadingRatePaletteNV.pShadingRatePalettes");
 		if (a->pShadingRatePalettes)
-			for (uint64_t i1261 = 0; i1261 < (uint64_t)a->viewportCount; i1261++)
-				if (sbt_vk_c_VkShadingRatePaletteNV(c, &(a->pShadingRatePalettes[i1261]), &(b->pShadingRatePalettes[i1261]), 1))
+			for (uint64_t i1263 = 0; i1263 < (uint64_t)a->viewportCount; i1263++)
+				if (sbt_vk_c_VkShadingRatePaletteNV(c, &(a->pShadingRatePalettes[i1263]), &(b->pShadingRatePalettes[i1263]), 1))
 					return sbt_vk_t_fail(c, "vkCmdSetViewportShadingRatePaletteNV.pShadingRatePalettes");
 	}
 	return 0;
@@ -48183,12 +48185,12 @@ static void sbt_vk_fa_vkCmdSetCoarseSampleOrderNV(sbt_vk_t *f, void *vs)
 	s->sampleOrderType = (VkCoarseSampleOrderTypeNV)(int32_t)sbt_vk_t_rand(f);
 	s->customSampleOrderCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1264 = (uint64_t)s->customSampleOrderCount;
-		VkCoarseSampleOrderCustomNV *t1262 = sbt_vk_t_alloc(f, n1264 * sizeof(*t1262));
-		for (uint64_t i1263 = 0; i1263 < n1264; i1263++) {
-			sbt_vk_f_VkCoarseSampleOrderCustomNV(f, &(t1262[i1263]), depth + 1);
+		const uint64_t n1266 = (uint64_t)s->customSampleOrderCount;
+		VkCoarseSampleOrderCustomNV *t1264 = sbt_vk_t_alloc(f, n1266 * sizeof(*t1264));
+		for (uint64_t i1265 = 0; i1265 < n1266; i1265++) {
+			sbt_vk_f_VkCoarseSampleOrderCustomNV(f, &(t1264[i1265]), depth + 1);
 		}
-		s->pCustomSampleOrders = t1262;
+		s->pCustomSampleOrders = t1264;
 	}
 }
 
@@ -48209,8 +48211,8 @@ static int sbt_vk_ca_vkCmdSetCoarseSampleOrderNV(sbt_vk_c *c, const void *va, co
 		if (!a->pCustomSampleOrders != !b->pCustomSampleOrders)
 			return sbt_vk_t_fail(c, "vkCmdSetCoarseSampleOrderNV.pCustomSampleOrders");
 		if (a->pCustomSampleOrders)
-			for (uint64_t i1265 = 0; i1265 < (uint64_t)a->customSampleOrderCount; i1265++)
-				if (sbt_vk_c_VkCoarseSampleOrderCustomNV(c, &(a->pCustomSampleOrders[i1265]), &(b->pCustomSampleOrders[i1265]), 1))
+			for (uint64_t i1267 = 0; i1267 < (uint64_t)a->customSampleOrderCount; i1267++)
+				if (sbt_vk_c_VkCoarseSampleOrderCustomNV(c, &(a->pCustomSampleOrders[i1267]), &(b->pCustomSampleOrders[i1267]), 1))
 					return sbt_vk_t_fail(c, "vkCmdSetCoarseSampleOrderNV.pCustomSampleOrders");
 	}
 	return 0;
@@ -48435,19 +48437,19 @@ static void sbt_vk_fa_vkCreateAccelerationStructureNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkAccelerationStructureCreateInfoNV *t1266 = sbt_vk_t_alloc(f, sizeof(*t1266));
-		sbt_vk_f_VkAccelerationStructureCreateInfoNV(f, &(t1266[0]), depth + 1);
-		s->pCreateInfo = t1266;
+		VkAccelerationStructureCreateInfoNV *t1268 = sbt_vk_t_alloc(f, sizeof(*t1268));
+		sbt_vk_f_VkAccelerationStructureCreateInfoNV(f, &(t1268[0]), depth + 1);
+		s->pCreateInfo = t1268;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1267 = sbt_vk_t_alloc(f, sizeof(*t1267));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1267[0]), depth + 1);
-		s->pAllocator = t1267;
+		VkAllocationCallbacks *t1269 = sbt_vk_t_alloc(f, sizeof(*t1269));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1269[0]), depth + 1);
+		s->pAllocator = t1269;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureNV *t1268 = sbt_vk_t_alloc(f, sizeof(*t1268));
-		t1268[0] = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
-		s->pAccelerationStructure = t1268;
+		VkAccelerationStructureNV *t1270 = sbt_vk_t_alloc(f, sizeof(*t1270));
+		t1270[0] = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
+		s->pAccelerationStructure = t1270;
 	}
 }
 
@@ -48507,9 +48509,9 @@ static void sbt_vk_fa_vkDestroyAccelerationStructureKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->accelerationStructure = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1269 = sbt_vk_t_alloc(f, sizeof(*t1269));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1269[0]), depth + 1);
-		s->pAllocator = t1269;
+		VkAllocationCallbacks *t1271 = sbt_vk_t_alloc(f, sizeof(*t1271));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1271[0]), depth + 1);
+		s->pAllocator = t1271;
 	}
 }
 
@@ -48537,9 +48539,9 @@ static void sbt_vk_fa_vkDestroyAccelerationStructureNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1270 = sbt_vk_t_alloc(f, sizeof(*t1270));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1270[0]), depth + 1);
-		s->pAllocator = t1270;
+		VkAllocationCallbacks *t1272 = sbt_vk_t_alloc(f, sizeof(*t1272));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1272[0]), depth + 1);
+		s->pAllocator = t1272;
 	}
 }
 
@@ -48566,14 +48568,14 @@ static void sbt_vk_fa_vkGetAccelerationStructureMemoryRequirementsNV(sbt_vk_t *f
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkAccelerationStructureMemoryRequirementsInfoNV *t1271 = sbt_vk_t_alloc(f, sizeof(*t1271));
-		sbt_vk_f_VkAccelerationStructureMemoryRequirementsInfoNV(f, &(t1271[0]), depth + 1);
-		s->pInfo = t1271;
+		VkAccelerationStructureMemoryRequirementsInfoNV *t1273 = sbt_vk_t_alloc(f, sizeof(*t1273));
+		sbt_vk_f_VkAccelerationStructureMemoryRequirementsInfoNV(f, &(t1273[0]), depth + 1);
+		s->pInfo = t1273;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryRequirements2 *t1272 = sbt_vk_t_alloc(f, sizeof(*t1272));
-		sbt_vk_f_VkMemoryRequirements2(f, &(t1272[0]), depth + 1);
-		s->pMemoryRequirements = t1272;
+		VkMemoryRequirements2 *t1274 = sbt_vk_t_alloc(f, sizeof(*t1274));
+		sbt_vk_f_VkMemoryRequirements2(f, &(t1274[0]), depth + 1);
+		s->pMemoryRequirements = t1274;
 	}
 }
 
@@ -48604,12 +48606,12 @@ static void sbt_vk_fa_vkBindAccelerationStructureMemoryNV(sbt_vk_t *f, void *vs)
 	s->bindInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1275 = (uint64_t)s->bindInfoCount;
-		VkBindAccelerationStructureMemoryInfoNV *t1273 = sbt_vk_t_alloc(f, n1275 * sizeof(*t1273));
-		for (uint64_t i1274 = 0; i1274 < n1275; i1274++) {
-			sbt_vk_f_VkBindAccelerationStructureMemoryInfoNV(f, &(t1273[i1274]), depth + 1);
+		const uint64_t n1277 = (uint64_t)s->bindInfoCount;
+		VkBindAccelerationStructureMemoryInfoNV *t1275 = sbt_vk_t_alloc(f, n1277 * sizeof(*t1275));
+		for (uint64_t i1276 = 0; i1276 < n1277; i1276++) {
+			sbt_vk_f_VkBindAccelerationStructureMemoryInfoNV(f, &(t1275[i1276]), depth + 1);
 		}
-		s->pBindInfos = t1273;
+		s->pBindInfos = t1275;
 	}
 }
 
@@ -48628,8 +48630,8 @@ static int sbt_vk_ca_vkBindAccelerationStructureMemoryNV(sbt_vk_c *c, const void
 		if (!a->pBindInfos != !b->pBindInfos)
 			return sbt_vk_t_fail(c, "vkBindAccelerationStructureMemoryNV.pBindInfos");
 		if (a->pBindInfos)
-			for (uint64_t i1276 = 0; i1276 < (uint64_t)a->bindInfoCount; i1276++)
-				if (sbt_vk_c_VkBindAccelerationStructureMemoryInfoNV(c, &(a->pBindInfos[i1276]), &(b->pBindInfos[i1276]), 1))
+			for (uint64_t i1278 = 0; i1278 < (uint64_t)a->bindInfoCount; i1278++)
+				if (sbt_vk_c_VkBindAccelerationStructureMemoryInfoNV(c, &(a->pBindInfos[i1278]), &(b->pBindInfos[i1278]), 1))
 					return sbt_vk_t_fail(c, "vkBindAccelerationStructureMemoryNV.pBindInfos");
 	}
 	if ((a->ret) != (b->ret))
@@ -48672,9 +48674,9 @@ static void sbt_vk_fa_vkCmdCopyAccelerationStructureKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyAccelerationStructureInfoKHR *t1277 = sbt_vk_t_alloc(f, sizeof(*t1277));
-		sbt_vk_f_VkCopyAccelerationStructureInfoKHR(f, &(t1277[0]), depth + 1);
-		s->pInfo = t1277;
+		VkCopyAccelerationStructureInfoKHR *t1279 = sbt_vk_t_alloc(f, sizeof(*t1279));
+		sbt_vk_f_VkCopyAccelerationStructureInfoKHR(f, &(t1279[0]), depth + 1);
+		s->pInfo = t1279;
 	}
 }
 
@@ -48699,9 +48701,9 @@ static void sbt_vk_fa_vkCmdCopyAccelerationStructureToMemoryKHR(sbt_vk_t *f, voi
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyAccelerationStructureToMemoryInfoKHR *t1278 = sbt_vk_t_alloc(f, sizeof(*t1278));
-		sbt_vk_f_VkCopyAccelerationStructureToMemoryInfoKHR(f, &(t1278[0]), depth + 1);
-		s->pInfo = t1278;
+		VkCopyAccelerationStructureToMemoryInfoKHR *t1280 = sbt_vk_t_alloc(f, sizeof(*t1280));
+		sbt_vk_f_VkCopyAccelerationStructureToMemoryInfoKHR(f, &(t1280[0]), depth + 1);
+		s->pInfo = t1280;
 	}
 }
 
@@ -48726,9 +48728,9 @@ static void sbt_vk_fa_vkCmdCopyMemoryToAccelerationStructureKHR(sbt_vk_t *f, voi
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyMemoryToAccelerationStructureInfoKHR *t1279 = sbt_vk_t_alloc(f, sizeof(*t1279));
-		sbt_vk_f_VkCopyMemoryToAccelerationStructureInfoKHR(f, &(t1279[0]), depth + 1);
-		s->pInfo = t1279;
+		VkCopyMemoryToAccelerationStructureInfoKHR *t1281 = sbt_vk_t_alloc(f, sizeof(*t1281));
+		sbt_vk_f_VkCopyMemoryToAccelerationStructureInfoKHR(f, &(t1281[0]), depth + 1);
+		s->pInfo = t1281;
 	}
 }
 
@@ -48757,12 +48759,12 @@ static void sbt_vk_fa_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_t *f,
 	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1282 = (uint64_t)s->accelerationStructureCount;
-		VkAccelerationStructureKHR *t1280 = sbt_vk_t_alloc(f, n1282 * sizeof(*t1280));
-		for (uint64_t i1281 = 0; i1281 < n1282; i1281++) {
-			t1280[i1281] = (VkAccelerationStructureKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+		const uint64_t n1284 = (uint64_t)s->accelerationStructureCount;
+		VkAccelerationStructureKHR *t1282 = sbt_vk_t_alloc(f, n1284 * sizeof(*t1282));
+		for (uint64_t i1283 = 0; i1283 < n1284; i1283++) {
+			t1282[i1283] = (VkAccelerationStructureKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
-		s->pAccelerationStructures = t1280;
+		s->pAccelerationStructures = t1282;
 	}
 }
 
@@ -48781,8 +48783,8 @@ static int sbt_vk_ca_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_c *c, 
 		if (!a->pAccelerationStructures != !b->pAccelerationStructures)
 			return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures");
 		if (a->pAccelerationStructures)
-			for (uint64_t i1283 = 0; i1283 < (uint64_t)a->accelerationStructureCount; i1283++)
-				if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i1283]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i1283]), 1))
+			for (uint64_t i1285 = 0; i1285 < (uint64_t)a->accelerationStructureCount; i1285++)
+				if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i1285]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i1285]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures");
 	}
 	if ((a->queryType) != (b->queryType))
@@ -48806,12 +48808,12 @@ static void sbt_vk_fa_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_t *f, 
 	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1286 = (uint64_t)s->accelerationStructureCount;
-		VkAccelerationStructureNV *t1284 = sbt_vk_t_alloc(f, n1286 * sizeof(*t1284));
-		for (uint64_t i1285 = 0; i1285 < n1286; i1285++) {
-			t1284[i1285] = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+		const uint64_t n1288 = (uint64_t)s->accelerationStructureCount;
+		VkAccelerationStructureNV *t1286 = sbt_vk_t_alloc(f, n1288 * sizeof(*t1286));
+		for (uint64_t i1287 = 0; i1287 < n1288; i1287++) {
+			t1286[i1287] = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
-		s->pAccelerationStructures = t1284;
+		s->pAccelerationStructures = t1286;
 	}
 }
 
@@ -48830,8 +48832,8 @@ static int sbt_vk_ca_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_c *c, c
 		if (!a->pAccelerationStructures != !b->pAccelerationStructures)
 			return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures");
 		if (a->pAccelerationStructures)
-			for (uint64_t i1287 = 0; i1287 < (uint64_t)a->accelerationStructureCount; i1287++)
-				if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i1287]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i1287]), 1))
+			for (uint64_t i1289 = 0; i1289 < (uint64_t)a->accelerationStructureCount; i1289++)
+				if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i1289]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i1289]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures");
 	}
 	if ((a->queryType) != (b->queryType))
@@ -48858,9 +48860,9 @@ static void sbt_vk_fa_vkCmdBuildAccelerationStructureNV(sbt_vk_t *f, void *vs)
 	s->scratch = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->scratchOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkAccelerationStructureInfoNV *t1288 = sbt_vk_t_alloc(f, sizeof(*t1288));
-		sbt_vk_f_VkAccelerationStructureInfoNV(f, &(t1288[0]), depth + 1);
-		s->pInfo = t1288;
+		VkAccelerationStructureInfoNV *t1290 = sbt_vk_t_alloc(f, sizeof(*t1290));
+		sbt_vk_f_VkAccelerationStructureInfoNV(f, &(t1290[0]), depth + 1);
+		s->pInfo = t1290;
 	}
 }
 
@@ -48902,24 +48904,24 @@ static void sbt_vk_fa_vkCmdTraceRaysKHR(sbt_vk_t *f, void *vs)
 	s->height = (uint32_t)sbt_vk_t_rand(f);
 	s->depth = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkStridedDeviceAddressRegionKHR *t1289 = sbt_vk_t_alloc(f, sizeof(*t1289));
-		sbt_vk_t_bytes(f, &(t1289[0]), sizeof(t1289[0]));
-		s->pRaygenShaderBindingTable = t1289;
-	}
-	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkStridedDeviceAddressRegionKHR *t1290 = sbt_vk_t_alloc(f, sizeof(*t1290));
-		sbt_vk_t_bytes(f, &(t1290[0]), sizeof(t1290[0]));
-		s->pMissShaderBindingTable = t1290;
-	}
-	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1291 = sbt_vk_t_alloc(f, sizeof(*t1291));
 		sbt_vk_t_bytes(f, &(t1291[0]), sizeof(t1291[0]));
-		s->pHitShaderBindingTable = t1291;
+		s->pRaygenShaderBindingTable = t1291;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1292 = sbt_vk_t_alloc(f, sizeof(*t1292));
 		sbt_vk_t_bytes(f, &(t1292[0]), sizeof(t1292[0]));
-		s->pCallableShaderBindingTable = t1292;
+		s->pMissShaderBindingTable = t1292;
+	}
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
+		VkStridedDeviceAddressRegionKHR *t1293 = sbt_vk_t_alloc(f, sizeof(*t1293));
+		sbt_vk_t_bytes(f, &(t1293[0]), sizeof(t1293[0]));
+		s->pHitShaderBindingTable = t1293;
+	}
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
+		VkStridedDeviceAddressRegionKHR *t1294 = sbt_vk_t_alloc(f, sizeof(*t1294));
+		sbt_vk_t_bytes(f, &(t1294[0]), sizeof(t1294[0]));
+		s->pCallableShaderBindingTable = t1294;
 	}
 }
 
@@ -49133,25 +49135,25 @@ static void sbt_vk_fa_vkCreateRayTracingPipelinesNV(sbt_vk_t *f, void *vs)
 	s->createInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1295 = (uint64_t)s->createInfoCount;
-		VkRayTracingPipelineCreateInfoNV *t1293 = sbt_vk_t_alloc(f, n1295 * sizeof(*t1293));
-		for (uint64_t i1294 = 0; i1294 < n1295; i1294++) {
-			sbt_vk_f_VkRayTracingPipelineCreateInfoNV(f, &(t1293[i1294]), depth + 1);
+		const uint64_t n1297 = (uint64_t)s->createInfoCount;
+		VkRayTracingPipelineCreateInfoNV *t1295 = sbt_vk_t_alloc(f, n1297 * sizeof(*t1295));
+		for (uint64_t i1296 = 0; i1296 < n1297; i1296++) {
+			sbt_vk_f_VkRayTracingPipelineCreateInfoNV(f, &(t1295[i1296]), depth + 1);
 		}
-		s->pCreateInfos = t1293;
+		s->pCreateInfos = t1295;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1296 = sbt_vk_t_alloc(f, sizeof(*t1296));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1296[0]), depth + 1);
-		s->pAllocator = t1296;
+		VkAllocationCallbacks *t1298 = sbt_vk_t_alloc(f, sizeof(*t1298));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1298[0]), depth + 1);
+		s->pAllocator = t1298;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1299 = (uint64_t)s->createInfoCount;
-		VkPipeline *t1297 = sbt_vk_t_alloc(f, n1299 * sizeof(*t1297));
-		for (uint64_t i1298 = 0; i1298 < n1299; i1298++) {
-			t1297[i1298] = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1301 = (uint64_t)s->createInfoCount;
+		VkPipeline *t1299 = sbt_vk_t_alloc(f, n1301 * sizeof(*t1299));
+		for (uint64_t i1300 = 0; i1300 < n1301; i1300++) {
+			t1299[i1300] = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pPipelines = t1297;
+		s->pPipelines = t1299;
 	}
 }
 
@@ -49172,8 +49174,8 @@ static int sbt_vk_ca_vkCreateRayTracingPipelinesNV(sbt_vk_c *c, const void *va, 
 		if (!a->pCreateInfos != !b->pCreateInfos)
 			return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pCreateInfos");
 		if (a->pCreateInfos)
-			for (uint64_t i1300 = 0; i1300 < (uint64_t)a->createInfoCount; i1300++)
-				if (sbt_vk_c_VkRayTracingPipelineCreateInfoNV(c, &(a->pCreateInfos[i1300]), &(b->pCreateInfos[i1300]), 1))
+			for (uint64_t i1302 = 0; i1302 < (uint64_t)a->createInfoCount; i1302++)
+				if (sbt_vk_c_VkRayTracingPipelineCreateInfoNV(c, &(a->pCreateInfos[i1302]), &(b->pCreateInfos[i1302]), 1))
 					return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pCreateInfos");
 	}
 	if (!a->pAllocator != !b->pAllocator)
@@ -49183,8 +49185,8 @@ static int sbt_vk_ca_vkCreateRayTracingPipelinesNV(sbt_vk_c *c, const void *va, 
 	if (!a->pPipelines != !b->pPipelines)
 		return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pPipelines");
 	if (a->pPipelines)
-		for (uint64_t i1301 = 0; i1301 < (uint64_t)a->createInfoCount; i1301++)
-			if ((uint64_t)(uintptr_t)(b->pPipelines[i1301]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pPipelines[i1301]), 0))
+		for (uint64_t i1303 = 0; i1303 < (uint64_t)a->createInfoCount; i1303++)
+			if ((uint64_t)(uintptr_t)(b->pPipelines[i1303]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pPipelines[i1303]), 0))
 				return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pPipelines");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.ret");
@@ -49200,17 +49202,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_t 
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1302 = sbt_vk_t_alloc(f, sizeof(*t1302));
-		t1302[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPropertyCount = t1302;
+		uint32_t *t1304 = sbt_vk_t_alloc(f, sizeof(*t1304));
+		t1304[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPropertyCount = t1304;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1305 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-		VkCooperativeMatrixPropertiesNV *t1303 = sbt_vk_t_alloc(f, n1305 * sizeof(*t1303));
-		for (uint64_t i1304 = 0; i1304 < n1305; i1304++) {
-			sbt_vk_f_VkCooperativeMatrixPropertiesNV(f, &(t1303[i1304]), depth + 1);
+		const uint64_t n1307 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+		VkCooperativeMatrixPropertiesNV *t1305 = sbt_vk_t_alloc(f, n1307 * sizeof(*t1305));
+		for (uint64_t i1306 = 0; i1306 < n1307; i1306++) {
+			sbt_vk_f_VkCooperativeMatrixPropertiesNV(f, &(t1305[i1306]), depth + 1);
 		}
-		s->pProperties = t1303;
+		s->pProperties = t1305;
 	}
 }
 
@@ -49227,8 +49229,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_c *
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.pProperties");
 	if (a->pProperties)
-		for (uint64_t i1306 = 0; i1306 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1306++)
-			if (sbt_vk_c_VkCooperativeMatrixPropertiesNV(c, &(a->pProperties[i1306]), &(b->pProperties[i1306]), 0))
+		for (uint64_t i1308 = 0; i1308 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1308++)
+			if (sbt_vk_c_VkCooperativeMatrixPropertiesNV(c, &(a->pProperties[i1308]), &(b->pProperties[i1308]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.ret");
@@ -49244,24 +49246,24 @@ static void sbt_vk_fa_vkCmdTraceRaysIndirectKHR(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->indirectDeviceAddress = (VkDeviceAddress)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkStridedDeviceAddressRegionKHR *t1307 = sbt_vk_t_alloc(f, sizeof(*t1307));
-		sbt_vk_t_bytes(f, &(t1307[0]), sizeof(t1307[0]));
-		s->pRaygenShaderBindingTable = t1307;
-	}
-	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkStridedDeviceAddressRegionKHR *t1308 = sbt_vk_t_alloc(f, sizeof(*t1308));
-		sbt_vk_t_bytes(f, &(t1308[0]), sizeof(t1308[0]));
-		s->pMissShaderBindingTable = t1308;
-	}
-	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1309 = sbt_vk_t_alloc(f, sizeof(*t1309));
 		sbt_vk_t_bytes(f, &(t1309[0]), sizeof(t1309[0]));
-		s->pHitShaderBindingTable = t1309;
+		s->pRaygenShaderBindingTable = t1309;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1310 = sbt_vk_t_alloc(f, sizeof(*t1310));
 		sbt_vk_t_bytes(f, &(t1310[0]), sizeof(t1310[0]));
-		s->pCallableShaderBindingTable = t1310;
+		s->pMissShaderBindingTable = t1310;
+	}
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
+		VkStridedDeviceAddressRegionKHR *t1311 = sbt_vk_t_alloc(f, sizeof(*t1311));
+		sbt_vk_t_bytes(f, &(t1311[0]), sizeof(t1311[0]));
+		s->pHitShaderBindingTable = t1311;
+	}
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
+		VkStridedDeviceAddressRegionKHR *t1312 = sbt_vk_t_alloc(f, sizeof(*t1312));
+		sbt_vk_t_bytes(f, &(t1312[0]), sizeof(t1312[0]));
+		s->pCallableShaderBindingTable = t1312;
 	}
 }
 
@@ -49321,14 +49323,14 @@ static void sbt_vk_fa_vkGetDeviceAccelerationStructureCompatibilityKHR(sbt_vk_t 
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkAccelerationStructureVersionInfoKHR *t1311 = sbt_vk_t_alloc(f, sizeof(*t1311));
-		sbt_vk_f_VkAccelerationStructureVersionInfoKHR(f, &(t1311[0]), depth + 1);
-		s->pVersionInfo = t1311;
+		VkAccelerationStructureVersionInfoKHR *t1313 = sbt_vk_t_alloc(f, sizeof(*t1313));
+		sbt_vk_f_VkAccelerationStructureVersionInfoKHR(f, &(t1313[0]), depth + 1);
+		s->pVersionInfo = t1313;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureCompatibilityKHR *t1312 = sbt_vk_t_alloc(f, sizeof(*t1312));
-		t1312[0] = (VkAccelerationStructureCompatibilityKHR)(int32_t)sbt_vk_t_rand(f);
-		s->pCompatibility = t1312;
+		VkAccelerationStructureCompatibilityKHR *t1314 = sbt_vk_t_alloc(f, sizeof(*t1314));
+		t1314[0] = (VkAccelerationStructureCompatibilityKHR)(int32_t)sbt_vk_t_rand(f);
+		s->pCompatibility = t1314;
 	}
 }
 
@@ -49409,9 +49411,9 @@ static void sbt_vk_fa_vkGetImageViewHandleNVX(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkImageViewHandleInfoNVX *t1313 = sbt_vk_t_alloc(f, sizeof(*t1313));
-		sbt_vk_f_VkImageViewHandleInfoNVX(f, &(t1313[0]), depth + 1);
-		s->pInfo = t1313;
+		VkImageViewHandleInfoNVX *t1315 = sbt_vk_t_alloc(f, sizeof(*t1315));
+		sbt_vk_f_VkImageViewHandleInfoNVX(f, &(t1315[0]), depth + 1);
+		s->pInfo = t1315;
 	}
 }
 
@@ -49440,9 +49442,9 @@ static void sbt_vk_fa_vkGetImageViewAddressNVX(sbt_vk_t *f, void *vs)
 	s->imageView = (VkImageView)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkImageViewAddressPropertiesNVX *t1314 = sbt_vk_t_alloc(f, sizeof(*t1314));
-		sbt_vk_f_VkImageViewAddressPropertiesNVX(f, &(t1314[0]), depth + 1);
-		s->pProperties = t1314;
+		VkImageViewAddressPropertiesNVX *t1316 = sbt_vk_t_alloc(f, sizeof(*t1316));
+		sbt_vk_f_VkImageViewAddressPropertiesNVX(f, &(t1316[0]), depth + 1);
+		s->pProperties = t1316;
 	}
 }
 
@@ -49473,25 +49475,25 @@ static void sbt_vk_fa_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCounte
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1315 = sbt_vk_t_alloc(f, sizeof(*t1315));
-		t1315[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pCounterCount = t1315;
+		uint32_t *t1317 = sbt_vk_t_alloc(f, sizeof(*t1317));
+		t1317[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pCounterCount = t1317;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1318 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
-		VkPerformanceCounterKHR *t1316 = sbt_vk_t_alloc(f, n1318 * sizeof(*t1316));
-		for (uint64_t i1317 = 0; i1317 < n1318; i1317++) {
-			sbt_vk_f_VkPerformanceCounterKHR(f, &(t1316[i1317]), depth + 1);
+		const uint64_t n1320 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
+		VkPerformanceCounterKHR *t1318 = sbt_vk_t_alloc(f, n1320 * sizeof(*t1318));
+		for (uint64_t i1319 = 0; i1319 < n1320; i1319++) {
+			sbt_vk_f_VkPerformanceCounterKHR(f, &(t1318[i1319]), depth + 1);
 		}
-		s->pCounters = t1316;
+		s->pCounters = t1318;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1321 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
-		VkPerformanceCounterDescriptionKHR *t1319 = sbt_vk_t_alloc(f, n1321 * sizeof(*t1319));
-		for (uint64_t i1320 = 0; i1320 < n1321; i1320++) {
-			sbt_vk_f_VkPerformanceCounterDescriptionKHR(f, &(t1319[i1320]), depth + 1);
+		const uint64_t n1323 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
+		VkPerformanceCounterDescriptionKHR *t1321 = sbt_vk_t_alloc(f, n1323 * sizeof(*t1321));
+		for (uint64_t i1322 = 0; i1322 < n1323; i1322++) {
+			sbt_vk_f_VkPerformanceCounterDescriptionKHR(f, &(t1321[i1322]), depth + 1);
 		}
-		s->pCounterDescriptions = t1319;
+		s->pCounterDescriptions = t1321;
 	}
 }
 
@@ -49510,14 +49512,14 @@ static int sbt_vk_ca_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCounter
 	if (!a->pCounters != !b->pCounters)
 		return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.pCounters");
 	if (a->pCounters)
-		for (uint64_t i1322 = 0; i1322 < (a->pCounterCount ? (uint64_t)*a->pCounterCount : 0); i1322++)
-			if (sbt_vk_c_VkPerformanceCounterKHR(c, &(a->pCounters[i1322]), &(b->pCounters[i1322]), 0))
+		for (uint64_t i1324 = 0; i1324 < (a->pCounterCount ? (uint64_t)*a->pCounterCount : 0); i1324++)
+			if (sbt_vk_c_VkPerformanceCounterKHR(c, &(a->pCounters[i1324]), &(b->pCounters[i1324]), 0))
 				return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.pCounters");
 	if (!a->pCounterDescriptions != !b->pCounterDescriptions)
 		return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.pCounterDescriptions");
 	if (a->pCounterDescriptions)
-		for (uint64_t i1323 = 0; i1323 < (a->pCounterCount ? (uint64_t)*a->pCounterCount : 0); i1323++)
-			if (sbt_vk_c_VkPerformanceCounterDescriptionKHR(c, &(a->pCounterDescriptions[i1323]), &(b->pCounterDescriptions[i1323]), 0))
+		for (uint64_t i1325 = 0; i1325 < (a->pCounterCount ? (uint64_t)*a->pCounterCount : 0); i1325++)
+			if (sbt_vk_c_VkPerformanceCounterDescriptionKHR(c, &(a->pCounterDescriptions[i1325]), &(b->pCounterDescriptions[i1325]), 0))
 				return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.pCounterDescriptions");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.ret");
@@ -49532,14 +49534,14 @@ static void sbt_vk_fa_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(sb
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkQueryPoolPerformanceCreateInfoKHR *t1324 = sbt_vk_t_alloc(f, sizeof(*t1324));
-		sbt_vk_f_VkQueryPoolPerformanceCreateInfoKHR(f, &(t1324[0]), depth + 1);
-		s->pPerformanceQueryCreateInfo = t1324;
+		VkQueryPoolPerformanceCreateInfoKHR *t1326 = sbt_vk_t_alloc(f, sizeof(*t1326));
+		sbt_vk_f_VkQueryPoolPerformanceCreateInfoKHR(f, &(t1326[0]), depth + 1);
+		s->pPerformanceQueryCreateInfo = t1326;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1325 = sbt_vk_t_alloc(f, sizeof(*t1325));
-		t1325[0] = (uint32_t)sbt_vk_t_rand(f);
-		s->pNumPasses = t1325;
+		uint32_t *t1327 = sbt_vk_t_alloc(f, sizeof(*t1327));
+		t1327[0] = (uint32_t)sbt_vk_t_rand(f);
+		s->pNumPasses = t1327;
 	}
 }
 
@@ -49569,9 +49571,9 @@ static void sbt_vk_fa_vkAcquireProfilingLockKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkAcquireProfilingLockInfoKHR *t1326 = sbt_vk_t_alloc(f, sizeof(*t1326));
-		sbt_vk_f_VkAcquireProfilingLockInfoKHR(f, &(t1326[0]), depth + 1);
-		s->pInfo = t1326;
+		VkAcquireProfilingLockInfoKHR *t1328 = sbt_vk_t_alloc(f, sizeof(*t1328));
+		sbt_vk_f_VkAcquireProfilingLockInfoKHR(f, &(t1328[0]), depth + 1);
+		s->pInfo = t1328;
 	}
 }
 
@@ -49618,9 +49620,9 @@ static void sbt_vk_fa_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_t *f, void
 	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkImageDrmFormatModifierPropertiesEXT *t1327 = sbt_vk_t_alloc(f, sizeof(*t1327));
-		sbt_vk_f_VkImageDrmFormatModifierPropertiesEXT(f, &(t1327[0]), depth + 1);
-		s->pProperties = t1327;
+		VkImageDrmFormatModifierPropertiesEXT *t1329 = sbt_vk_t_alloc(f, sizeof(*t1329));
+		sbt_vk_f_VkImageDrmFormatModifierPropertiesEXT(f, &(t1329[0]), depth + 1);
+		s->pProperties = t1329;
 	}
 }
 
@@ -49650,9 +49652,9 @@ static void sbt_vk_fa_vkGetBufferOpaqueCaptureAddress(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (uint64_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkBufferDeviceAddressInfo *t1328 = sbt_vk_t_alloc(f, sizeof(*t1328));
-		sbt_vk_f_VkBufferDeviceAddressInfo(f, &(t1328[0]), depth + 1);
-		s->pInfo = t1328;
+		VkBufferDeviceAddressInfo *t1330 = sbt_vk_t_alloc(f, sizeof(*t1330));
+		sbt_vk_f_VkBufferDeviceAddressInfo(f, &(t1330[0]), depth + 1);
+		s->pInfo = t1330;
 	}
 }
 
@@ -49680,9 +49682,9 @@ static void sbt_vk_fa_vkGetBufferDeviceAddress(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (VkDeviceAddress)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkBufferDeviceAddressInfo *t1329 = sbt_vk_t_alloc(f, sizeof(*t1329));
-		sbt_vk_f_VkBufferDeviceAddressInfo(f, &(t1329[0]), depth + 1);
-		s->pInfo = t1329;
+		VkBufferDeviceAddressInfo *t1331 = sbt_vk_t_alloc(f, sizeof(*t1331));
+		sbt_vk_f_VkBufferDeviceAddressInfo(f, &(t1331[0]), depth + 1);
+		s->pInfo = t1331;
 	}
 }
 
@@ -49710,19 +49712,19 @@ static void sbt_vk_fa_vkCreateHeadlessSurfaceEXT(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkHeadlessSurfaceCreateInfoEXT *t1330 = sbt_vk_t_alloc(f, sizeof(*t1330));
-		sbt_vk_f_VkHeadlessSurfaceCreateInfoEXT(f, &(t1330[0]), depth + 1);
-		s->pCreateInfo = t1330;
+		VkHeadlessSurfaceCreateInfoEXT *t1332 = sbt_vk_t_alloc(f, sizeof(*t1332));
+		sbt_vk_f_VkHeadlessSurfaceCreateInfoEXT(f, &(t1332[0]), depth + 1);
+		s->pCreateInfo = t1332;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1331 = sbt_vk_t_alloc(f, sizeof(*t1331));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1331[0]), depth + 1);
-		s->pAllocator = t1331;
+		VkAllocationCallbacks *t1333 = sbt_vk_t_alloc(f, sizeof(*t1333));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1333[0]), depth + 1);
+		s->pAllocator = t1333;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSurfaceKHR *t1332 = sbt_vk_t_alloc(f, sizeof(*t1332));
-		t1332[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pSurface = t1332;
+		VkSurfaceKHR *t1334 = sbt_vk_t_alloc(f, sizeof(*t1334));
+		t1334[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pSurface = t1334;
 	}
 }
 
@@ -49758,17 +49760,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombina
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1333 = sbt_vk_t_alloc(f, sizeof(*t1333));
-		t1333[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pCombinationCount = t1333;
+		uint32_t *t1335 = sbt_vk_t_alloc(f, sizeof(*t1335));
+		t1335[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pCombinationCount = t1335;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1336 = (s->pCombinationCount ? (uint64_t)*s->pCombinationCount : 0);
-		VkFramebufferMixedSamplesCombinationNV *t1334 = sbt_vk_t_alloc(f, n1336 * sizeof(*t1334));
-		for (uint64_t i1335 = 0; i1335 < n1336; i1335++) {
-			sbt_vk_f_VkFramebufferMixedSamplesCombinationNV(f, &(t1334[i1335]), depth + 1);
+		const uint64_t n1338 = (s->pCombinationCount ? (uint64_t)*s->pCombinationCount : 0);
+		VkFramebufferMixedSamplesCombinationNV *t1336 = sbt_vk_t_alloc(f, n1338 * sizeof(*t1336));
+		for (uint64_t i1337 = 0; i1337 < n1338; i1337++) {
+			sbt_vk_f_VkFramebufferMixedSamplesCombinationNV(f, &(t1336[i1337]), depth + 1);
 		}
-		s->pCombinations = t1334;
+		s->pCombinations = t1336;
 	}
 }
 
@@ -49785,8 +49787,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinat
 	if (!a->pCombinations != !b->pCombinations)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.pCombinations");
 	if (a->pCombinations)
-		for (uint64_t i1337 = 0; i1337 < (a->pCombinationCount ? (uint64_t)*a->pCombinationCount : 0); i1337++)
-			if (sbt_vk_c_VkFramebufferMixedSamplesCombinationNV(c, &(a->pCombinations[i1337]), &(b->pCombinations[i1337]), 0))
+		for (uint64_t i1339 = 0; i1339 < (a->pCombinationCount ? (uint64_t)*a->pCombinationCount : 0); i1339++)
+			if (sbt_vk_c_VkFramebufferMixedSamplesCombinationNV(c, &(a->pCombinations[i1339]), &(b->pCombinations[i1339]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.pCombinations");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.ret");
@@ -49802,9 +49804,9 @@ static void sbt_vk_fa_vkInitializePerformanceApiINTEL(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkInitializePerformanceApiInfoINTEL *t1338 = sbt_vk_t_alloc(f, sizeof(*t1338));
-		sbt_vk_f_VkInitializePerformanceApiInfoINTEL(f, &(t1338[0]), depth + 1);
-		s->pInitializeInfo = t1338;
+		VkInitializePerformanceApiInfoINTEL *t1340 = sbt_vk_t_alloc(f, sizeof(*t1340));
+		sbt_vk_f_VkInitializePerformanceApiInfoINTEL(f, &(t1340[0]), depth + 1);
+		s->pInitializeInfo = t1340;
 	}
 }
 
@@ -49850,9 +49852,9 @@ static void sbt_vk_fa_vkCmdSetPerformanceMarkerINTEL(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPerformanceMarkerInfoINTEL *t1339 = sbt_vk_t_alloc(f, sizeof(*t1339));
-		sbt_vk_f_VkPerformanceMarkerInfoINTEL(f, &(t1339[0]), depth + 1);
-		s->pMarkerInfo = t1339;
+		VkPerformanceMarkerInfoINTEL *t1341 = sbt_vk_t_alloc(f, sizeof(*t1341));
+		sbt_vk_f_VkPerformanceMarkerInfoINTEL(f, &(t1341[0]), depth + 1);
+		s->pMarkerInfo = t1341;
 	}
 }
 
@@ -49880,9 +49882,9 @@ static void sbt_vk_fa_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_t *f, void *vs
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPerformanceStreamMarkerInfoINTEL *t1340 = sbt_vk_t_alloc(f, sizeof(*t1340));
-		sbt_vk_f_VkPerformanceStreamMarkerInfoINTEL(f, &(t1340[0]), depth + 1);
-		s->pMarkerInfo = t1340;
+		VkPerformanceStreamMarkerInfoINTEL *t1342 = sbt_vk_t_alloc(f, sizeof(*t1342));
+		sbt_vk_f_VkPerformanceStreamMarkerInfoINTEL(f, &(t1342[0]), depth + 1);
+		s->pMarkerInfo = t1342;
 	}
 }
 
@@ -49910,9 +49912,9 @@ static void sbt_vk_fa_vkCmdSetPerformanceOverrideINTEL(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPerformanceOverrideInfoINTEL *t1341 = sbt_vk_t_alloc(f, sizeof(*t1341));
-		sbt_vk_f_VkPerformanceOverrideInfoINTEL(f, &(t1341[0]), depth + 1);
-		s->pOverrideInfo = t1341;
+		VkPerformanceOverrideInfoINTEL *t1343 = sbt_vk_t_alloc(f, sizeof(*t1343));
+		sbt_vk_f_VkPerformanceOverrideInfoINTEL(f, &(t1343[0]), depth + 1);
+		s->pOverrideInfo = t1343;
 	}
 }
 
@@ -49940,14 +49942,14 @@ static void sbt_vk_fa_vkAcquirePerformanceConfigurationINTEL(sbt_vk_t *f, void *
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPerformanceConfigurationAcquireInfoINTEL *t1342 = sbt_vk_t_alloc(f, sizeof(*t1342));
-		sbt_vk_f_VkPerformanceConfigurationAcquireInfoINTEL(f, &(t1342[0]), depth + 1);
-		s->pAcquireInfo = t1342;
+		VkPerformanceConfigurationAcquireInfoINTEL *t1344 = sbt_vk_t_alloc(f, sizeof(*t1344));
+		sbt_vk_f_VkPerformanceConfigurationAcquireInfoINTEL(f, &(t1344[0]), depth + 1);
+		s->pAcquireInfo = t1344;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPerformanceConfigurationINTEL *t1343 = sbt_vk_t_alloc(f, sizeof(*t1343));
-		t1343[0] = (VkPerformanceConfigurationINTEL)(uintptr_t)sbt_vk_t_handle(f);
-		s->pConfiguration = t1343;
+		VkPerformanceConfigurationINTEL *t1345 = sbt_vk_t_alloc(f, sizeof(*t1345));
+		t1345[0] = (VkPerformanceConfigurationINTEL)(uintptr_t)sbt_vk_t_handle(f);
+		s->pConfiguration = t1345;
 	}
 }
 
@@ -50028,9 +50030,9 @@ static void sbt_vk_fa_vkGetPerformanceParameterINTEL(sbt_vk_t *f, void *vs)
 	s->parameter = (VkPerformanceParameterTypeINTEL)(int32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPerformanceValueINTEL *t1344 = sbt_vk_t_alloc(f, sizeof(*t1344));
-		sbt_vk_f_VkPerformanceValueINTEL(f, &(t1344[0]), depth + 1);
-		s->pValue = t1344;
+		VkPerformanceValueINTEL *t1346 = sbt_vk_t_alloc(f, sizeof(*t1346));
+		sbt_vk_f_VkPerformanceValueINTEL(f, &(t1346[0]), depth + 1);
+		s->pValue = t1346;
 	}
 }
 
@@ -50060,9 +50062,9 @@ static void sbt_vk_fa_vkGetDeviceMemoryOpaqueCaptureAddress(sbt_vk_t *f, void *v
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (uint64_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDeviceMemoryOpaqueCaptureAddressInfo *t1345 = sbt_vk_t_alloc(f, sizeof(*t1345));
-		sbt_vk_f_VkDeviceMemoryOpaqueCaptureAddressInfo(f, &(t1345[0]), depth + 1);
-		s->pInfo = t1345;
+		VkDeviceMemoryOpaqueCaptureAddressInfo *t1347 = sbt_vk_t_alloc(f, sizeof(*t1347));
+		sbt_vk_f_VkDeviceMemoryOpaqueCaptureAddressInfo(f, &(t1347[0]), depth + 1);
+		s->pInfo = t1347;
 	}
 }
 
@@ -50090,22 +50092,22 @@ static void sbt_vk_fa_vkGetPipelineExecutablePropertiesKHR(sbt_vk_t *f, void *vs
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPipelineInfoKHR *t1346 = sbt_vk_t_alloc(f, sizeof(*t1346));
-		sbt_vk_f_VkPipelineInfoKHR(f, &(t1346[0]), depth + 1);
-		s->pPipelineInfo = t1346;
+		VkPipelineInfoKHR *t1348 = sbt_vk_t_alloc(f, sizeof(*t1348));
+		sbt_vk_f_VkPipelineInfoKHR(f, &(t1348[0]), depth + 1);
+		s->pPipelineInfo = t1348;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1347 = sbt_vk_t_alloc(f, sizeof(*t1347));
-		t1347[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pExecutableCount = t1347;
+		uint32_t *t1349 = sbt_vk_t_alloc(f, sizeof(*t1349));
+		t1349[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pExecutableCount = t1349;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1350 = (s->pExecutableCount ? (uint64_t)*s->pExecutableCount : 0);
-		VkPipelineExecutablePropertiesKHR *t1348 = sbt_vk_t_alloc(f, n1350 * sizeof(*t1348));
-		for (uint64_t i1349 = 0; i1349 < n1350; i1349++) {
-			sbt_vk_f_VkPipelineExecutablePropertiesKHR(f, &(t1348[i1349]), depth + 1);
+		const uint64_t n1352 = (s->pExecutableCount ? (uint64_t)*s->pExecutableCount : 0);
+		VkPipelineExecutablePropertiesKHR *t1350 = sbt_vk_t_alloc(f, n1352 * sizeof(*t1350));
+		for (uint64_t i1351 = 0; i1351 < n1352; i1351++) {
+			sbt_vk_f_VkPipelineExecutablePropertiesKHR(f, &(t1350[i1351]), depth + 1);
 		}
-		s->pProperties = t1348;
+		s->pProperties = t1350;
 	}
 }
 
@@ -50126,8 +50128,8 @@ static int sbt_vk_ca_vkGetPipelineExecutablePropertiesKHR(sbt_vk_c *c, const voi
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutablePropertiesKHR.pProperties");
 	if (a->pProperties)
-		for (uint64_t i1351 = 0; i1351 < (a->pExecutableCount ? (uint64_t)*a->pExecutableCount : 0); i1351++)
-			if (sbt_vk_c_VkPipelineExecutablePropertiesKHR(c, &(a->pProperties[i1351]), &(b->pProperties[i1351]), 0))
+		for (uint64_t i1353 = 0; i1353 < (a->pExecutableCount ? (uint64_t)*a->pExecutableCount : 0); i1353++)
+			if (sbt_vk_c_VkPipelineExecutablePropertiesKHR(c, &(a->pProperties[i1353]), &(b->pProperties[i1353]), 0))
 				return sbt_vk_t_fail(c, "vkGetPipelineExecutablePropertiesKHR.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutablePropertiesKHR.ret");
@@ -50143,22 +50145,22 @@ static void sbt_vk_fa_vkGetPipelineExecutableStatisticsKHR(sbt_vk_t *f, void *vs
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPipelineExecutableInfoKHR *t1352 = sbt_vk_t_alloc(f, sizeof(*t1352));
-		sbt_vk_f_VkPipelineExecutableInfoKHR(f, &(t1352[0]), depth + 1);
-		s->pExecutableInfo = t1352;
+		VkPipelineExecutableInfoKHR *t1354 = sbt_vk_t_alloc(f, sizeof(*t1354));
+		sbt_vk_f_VkPipelineExecutableInfoKHR(f, &(t1354[0]), depth + 1);
+		s->pExecutableInfo = t1354;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1353 = sbt_vk_t_alloc(f, sizeof(*t1353));
-		t1353[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pStatisticCount = t1353;
+		uint32_t *t1355 = sbt_vk_t_alloc(f, sizeof(*t1355));
+		t1355[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pStatisticCount = t1355;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1356 = (s->pStatisticCount ? (uint64_t)*s->pStatisticCount : 0);
-		VkPipelineExecutableStatisticKHR *t1354 = sbt_vk_t_alloc(f, n1356 * sizeof(*t1354));
-		for (uint64_t i1355 = 0; i1355 < n1356; i1355++) {
-			sbt_vk_f_VkPipelineExecutableStatisticKHR(f, &(t1354[i1355]), depth + 1);
+		const uint64_t n1358 = (s->pStatisticCount ? (uint64_t)*s->pStatisticCount : 0);
+		VkPipelineExecutableStatisticKHR *t1356 = sbt_vk_t_alloc(f, n1358 * sizeof(*t1356));
+		for (uint64_t i1357 = 0; i1357 < n1358; i1357++) {
+			sbt_vk_f_VkPipelineExecutableStatisticKHR(f, &(t1356[i1357]), depth + 1);
 		}
-		s->pStatistics = t1354;
+		s->pStatistics = t1356;
 	}
 }
 
@@ -50179,8 +50181,8 @@ static int sbt_vk_ca_vkGetPipelineExecutableStatisticsKHR(sbt_vk_c *c, const voi
 	if (!a->pStatistics != !b->pStatistics)
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutableStatisticsKHR.pStatistics");
 	if (a->pStatistics)
-		for (uint64_t i1357 = 0; i1357 < (a->pStatisticCount ? (uint64_t)*a->pStatisticCount : 0); i1357++)
-			if (sbt_vk_c_VkPipelineExecutableStatisticKHR(c, &(a->pStatistics[i1357]), &(b->pStatistics[i1357]), 0))
+		for (uint64_t i1359 = 0; i1359 < (a->pStatisticCount ? (uint64_t)*a->pStatisticCount : 0); i1359++)
+			if (sbt_vk_c_VkPipelineExecutableStatisticKHR(c, &(a->pStatistics[i1359]), &(b->pStatistics[i1359]), 0))
 				return sbt_vk_t_fail(c, "vkGetPipelineExecutableStatisticsKHR.pStatistics");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutableStatisticsKHR.ret");
@@ -50196,22 +50198,22 @@ static void sbt_vk_fa_vkGetPipelineExecutableInternalRepresentationsKHR(sbt_vk_t
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPipelineExecutableInfoKHR *t1358 = sbt_vk_t_alloc(f, sizeof(*t1358));
-		sbt_vk_f_VkPipelineExecutableInfoKHR(f, &(t1358[0]), depth + 1);
-		s->pExecutableInfo = t1358;
+		VkPipelineExecutableInfoKHR *t1360 = sbt_vk_t_alloc(f, sizeof(*t1360));
+		sbt_vk_f_VkPipelineExecutableInfoKHR(f, &(t1360[0]), depth + 1);
+		s->pExecutableInfo = t1360;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1359 = sbt_vk_t_alloc(f, sizeof(*t1359));
-		t1359[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pInternalRepresentationCount = t1359;
+		uint32_t *t1361 = sbt_vk_t_alloc(f, sizeof(*t1361));
+		t1361[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pInternalRepresentationCount = t1361;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1362 = (s->pInternalRepresentationCount ? (uint64_t)*s->pInternalRepresentationCount : 0);
-		VkPipelineExecutableInternalRepresentationKHR *t1360 = sbt_vk_t_alloc(f, n1362 * sizeof(*t1360));
-		for (uint64_t i1361 = 0; i1361 < n1362; i1361++) {
-			sbt_vk_f_VkPipelineExecutableInternalRepresentationKHR(f, &(t1360[i1361]), depth + 1);
+		const uint64_t n1364 = (s->pInternalRepresentationCount ? (uint64_t)*s->pInternalRepresentationCount : 0);
+		VkPipelineExecutableInternalRepresentationKHR *t1362 = sbt_vk_t_alloc(f, n1364 * sizeof(*t1362));
+		for (uint64_t i1363 = 0; i1363 < n1364; i1363++) {
+			sbt_vk_f_VkPipelineExecutableInternalRepresentationKHR(f, &(t1362[i1363]), depth + 1);
 		}
-		s->pInternalRepresentations = t1360;
+		s->pInternalRepresentations = t1362;
 	}
 }
 
@@ -50232,8 +50234,8 @@ static int sbt_vk_ca_vkGetPipelineExecutableInternalRepresentationsKHR(sbt_vk_c 
 	if (!a->pInternalRepresentations != !b->pInternalRepresentations)
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutableInternalRepresentationsKHR.pInternalRepresentations");
 	if (a->pInternalRepresentations)
-		for (uint64_t i1363 = 0; i1363 < (a->pInternalRepresentationCount ? (uint64_t)*a->pInternalRepresentationCount : 0); i1363++)
-			if (sbt_vk_c_VkPipelineExecutableInternalRepresentationKHR(c, &(a->pInternalRepresentations[i1363]), &(b->pInternalRepresentations[i1363]), 0))
+		for (uint64_t i1365 = 0; i1365 < (a->pInternalRepresentationCount ? (uint64_t)*a->pInternalRepresentationCount : 0); i1365++)
+			if (sbt_vk_c_VkPipelineExecutableInternalRepresentationKHR(c, &(a->pInternalRepresentations[i1365]), &(b->pInternalRepresentations[i1365]), 0))
 				return sbt_vk_t_fail(c, "vkGetPipelineExecutableInternalRepresentationsKHR.pInternalRepresentations");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutableInternalRepresentationsKHR.ret");
@@ -50273,17 +50275,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceToolProperties(sbt_vk_t *f, void *vs)
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1364 = sbt_vk_t_alloc(f, sizeof(*t1364));
-		t1364[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pToolCount = t1364;
+		uint32_t *t1366 = sbt_vk_t_alloc(f, sizeof(*t1366));
+		t1366[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pToolCount = t1366;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1367 = (s->pToolCount ? (uint64_t)*s->pToolCount : 0);
-		VkPhysicalDeviceToolProperties *t1365 = sbt_vk_t_alloc(f, n1367 * sizeof(*t1365));
-		for (uint64_t i1366 = 0; i1366 < n1367; i1366++) {
-			sbt_vk_f_VkPhysicalDeviceToolProperties(f, &(t1365[i1366]), depth + 1);
+		const uint64_t n1369 = (s->pToolCount ? (uint64_t)*s->pToolCount : 0);
+		VkPhysicalDeviceToolProperties *t1367 = sbt_vk_t_alloc(f, n1369 * sizeof(*t1367));
+		for (uint64_t i1368 = 0; i1368 < n1369; i1368++) {
+			sbt_vk_f_VkPhysicalDeviceToolProperties(f, &(t1367[i1368]), depth + 1);
 		}
-		s->pToolProperties = t1365;
+		s->pToolProperties = t1367;
 	}
 }
 
@@ -50300,8 +50302,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceToolProperties(sbt_vk_c *c, const void *
 	if (!a->pToolProperties != !b->pToolProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceToolProperties.pToolProperties");
 	if (a->pToolProperties)
-		for (uint64_t i1368 = 0; i1368 < (a->pToolCount ? (uint64_t)*a->pToolCount : 0); i1368++)
-			if (sbt_vk_c_VkPhysicalDeviceToolProperties(c, &(a->pToolProperties[i1368]), &(b->pToolProperties[i1368]), 0))
+		for (uint64_t i1370 = 0; i1370 < (a->pToolCount ? (uint64_t)*a->pToolCount : 0); i1370++)
+			if (sbt_vk_c_VkPhysicalDeviceToolProperties(c, &(a->pToolProperties[i1370]), &(b->pToolProperties[i1370]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceToolProperties.pToolProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceToolProperties.ret");
@@ -50317,19 +50319,19 @@ static void sbt_vk_fa_vkCreateAccelerationStructureKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkAccelerationStructureCreateInfoKHR *t1369 = sbt_vk_t_alloc(f, sizeof(*t1369));
-		sbt_vk_f_VkAccelerationStructureCreateInfoKHR(f, &(t1369[0]), depth + 1);
-		s->pCreateInfo = t1369;
+		VkAccelerationStructureCreateInfoKHR *t1371 = sbt_vk_t_alloc(f, sizeof(*t1371));
+		sbt_vk_f_VkAccelerationStructureCreateInfoKHR(f, &(t1371[0]), depth + 1);
+		s->pCreateInfo = t1371;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1370 = sbt_vk_t_alloc(f, sizeof(*t1370));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1370[0]), depth + 1);
-		s->pAllocator = t1370;
+		VkAllocationCallbacks *t1372 = sbt_vk_t_alloc(f, sizeof(*t1372));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1372[0]), depth + 1);
+		s->pAllocator = t1372;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureKHR *t1371 = sbt_vk_t_alloc(f, sizeof(*t1371));
-		t1371[0] = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pAccelerationStructure = t1371;
+		VkAccelerationStructureKHR *t1373 = sbt_vk_t_alloc(f, sizeof(*t1373));
+		t1373[0] = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pAccelerationStructure = t1373;
 	}
 }
 
@@ -50365,9 +50367,9 @@ static void sbt_vk_fa_vkGetAccelerationStructureDeviceAddressKHR(sbt_vk_t *f, vo
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (VkDeviceAddress)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkAccelerationStructureDeviceAddressInfoKHR *t1372 = sbt_vk_t_alloc(f, sizeof(*t1372));
-		sbt_vk_f_VkAccelerationStructureDeviceAddressInfoKHR(f, &(t1372[0]), depth + 1);
-		s->pInfo = t1372;
+		VkAccelerationStructureDeviceAddressInfoKHR *t1374 = sbt_vk_t_alloc(f, sizeof(*t1374));
+		sbt_vk_f_VkAccelerationStructureDeviceAddressInfoKHR(f, &(t1374[0]), depth + 1);
+		s->pInfo = t1374;
 	}
 }
 
@@ -50395,14 +50397,14 @@ static void sbt_vk_fa_vkCreateDeferredOperationKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1373 = sbt_vk_t_alloc(f, sizeof(*t1373));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1373[0]), depth + 1);
-		s->pAllocator = t1373;
+		VkAllocationCallbacks *t1375 = sbt_vk_t_alloc(f, sizeof(*t1375));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1375[0]), depth + 1);
+		s->pAllocator = t1375;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeferredOperationKHR *t1374 = sbt_vk_t_alloc(f, sizeof(*t1374));
-		t1374[0] = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pDeferredOperation = t1374;
+		VkDeferredOperationKHR *t1376 = sbt_vk_t_alloc(f, sizeof(*t1376));
+		t1376[0] = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pDeferredOperation = t1376;
 	}
 }
 
@@ -50434,9 +50436,9 @@ static void sbt_vk_fa_vkDestroyDeferredOperationKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->operation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1375 = sbt_vk_t_alloc(f, sizeof(*t1375));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1375[0]), depth + 1);
-		s->pAllocator = t1375;
+		VkAllocationCallbacks *t1377 = sbt_vk_t_alloc(f, sizeof(*t1377));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1377[0]), depth + 1);
+		s->pAllocator = t1377;
 	}
 }
 
@@ -50599,12 +50601,12 @@ static void sbt_vk_fa_vkCmdSetViewportWithCount(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1378 = (uint64_t)s->viewportCount;
-		VkViewport *t1376 = sbt_vk_t_alloc(f, n1378 * sizeof(*t1376));
-		for (uint64_t i1377 = 0; i1377 < n1378; i1377++) {
-			sbt_vk_t_bytes(f, &(t1376[i1377]), sizeof(t1376[i1377]));
+		const uint64_t n1380 = (uint64_t)s->viewportCount;
+		VkViewport *t1378 = sbt_vk_t_alloc(f, n1380 * sizeof(*t1378));
+		for (uint64_t i1379 = 0; i1379 < n1380; i1379++) {
+			sbt_vk_t_bytes(f, &(t1378[i1379]), sizeof(t1378[i1379]));
 		}
-		s->pViewports = t1376;
+		s->pViewports = t1378;
 	}
 }
 
@@ -50637,12 +50639,12 @@ static void sbt_vk_fa_vkCmdSetScissorWithCount(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->scissorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1381 = (uint64_t)s->scissorCount;
-		VkRect2D *t1379 = sbt_vk_t_alloc(f, n1381 * sizeof(*t1379));
-		for (uint64_t i1380 = 0; i1380 < n1381; i1380++) {
-			sbt_vk_t_bytes(f, &(t1379[i1380]), sizeof(t1379[i1380]));
+		const uint64_t n1383 = (uint64_t)s->scissorCount;
+		VkRect2D *t1381 = sbt_vk_t_alloc(f, n1383 * sizeof(*t1381));
+		for (uint64_t i1382 = 0; i1382 < n1383; i1382++) {
+			sbt_vk_t_bytes(f, &(t1381[i1382]), sizeof(t1381[i1382]));
 		}
-		s->pScissors = t1379;
+		s->pScissors = t1381;
 	}
 }
 
@@ -50676,36 +50678,36 @@ static void sbt_vk_fa_vkCmdBindVertexBuffers2(sbt_vk_t *f, void *vs)
 	s->firstBinding = (uint32_t)sbt_vk_t_rand(f);
 	s->bindingCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1384 = (uint64_t)s->bindingCount;
-		VkBuffer *t1382 = sbt_vk_t_alloc(f, n1384 * sizeof(*t1382));
-		for (uint64_t i1383 = 0; i1383 < n1384; i1383++) {
-			t1382[i1383] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1386 = (uint64_t)s->bindingCount;
+		VkBuffer *t1384 = sbt_vk_t_alloc(f, n1386 * sizeof(*t1384));
+		for (uint64_t i1385 = 0; i1385 < n1386; i1385++) {
+			t1384[i1385] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pBuffers = t1382;
+		s->pBuffers = t1384;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1387 = (uint64_t)s->bindingCount;
-		VkDeviceSize *t1385 = sbt_vk_t_alloc(f, n1387 * sizeof(*t1385));
-		for (uint64_t i1386 = 0; i1386 < n1387; i1386++) {
-			t1385[i1386] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1389 = (uint64_t)s->bindingCount;
+		VkDeviceSize *t1387 = sbt_vk_t_alloc(f, n1389 * sizeof(*t1387));
+		for (uint64_t i1388 = 0; i1388 < n1389; i1388++) {
+			t1387[i1388] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pOffsets = t1385;
+		s->pOffsets = t1387;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1390 = (uint64_t)s->bindingCount;
-		VkDeviceSize *t1388 = sbt_vk_t_alloc(f, n1390 * sizeof(*t1388));
-		for (uint64_t i1389 = 0; i1389 < n1390; i1389++) {
-			t1388[i1389] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1392 = (uint64_t)s->bindingCount;
+		VkDeviceSize *t1390 = sbt_vk_t_alloc(f, n1392 * sizeof(*t1390));
+		for (uint64_t i1391 = 0; i1391 < n1392; i1391++) {
+			t1390[i1391] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pSizes = t1388;
+		s->pSizes = t1390;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1393 = (uint64_t)s->bindingCount;
-		VkDeviceSize *t1391 = sbt_vk_t_alloc(f, n1393 * sizeof(*t1391));
-		for (uint64_t i1392 = 0; i1392 < n1393; i1392++) {
-			t1391[i1392] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1395 = (uint64_t)s->bindingCount;
+		VkDeviceSize *t1393 = sbt_vk_t_alloc(f, n1395 * sizeof(*t1393));
+		for (uint64_t i1394 = 0; i1394 < n1395; i1394++) {
+			t1393[i1394] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pStrides = t1391;
+		s->pStrides = t1393;
 	}
 }
 
@@ -50726,8 +50728,8 @@ static int sbt_vk_ca_vkCmdBindVertexBuffers2(sbt_vk_c *c, const void *va, const 
 		if (!a->pBuffers != !b->pBuffers)
 			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pBuffers");
 		if (a->pBuffers)
-			for (uint64_t i1394 = 0; i1394 < (uint64_t)a->bindingCount; i1394++)
-				if ((uint64_t)(uintptr_t)(b->pBuffers[i1394]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i1394]), 1))
+			for (uint64_t i1396 = 0; i1396 < (uint64_t)a->bindingCount; i1396++)
+				if ((uint64_t)(uintptr_t)(b->pBuffers[i1396]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i1396]), 1))
 					return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pBuffers");
 	}
 	if ((((uint64_t)a->bindingCount) == 0)) {
@@ -51096,12 +51098,12 @@ static void sbt_vk_fa_vkCmdSetSampleMaskEXT(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->samples = (VkSampleCountFlagBits)((VkSampleCountFlagBits)(1u << (sbt_vk_t_rand(f) % 7)));
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1397 = (uint64_t)((s->samples + 31) / 32);
-		VkSampleMask *t1395 = sbt_vk_t_alloc(f, n1397 * sizeof(*t1395));
-		for (uint64_t i1396 = 0; i1396 < n1397; i1396++) {
-			t1395[i1396] = (VkSampleMask)sbt_vk_t_rand(f);
+		const uint64_t n1399 = (uint64_t)((s->samples + 31) / 32);
+		VkSampleMask *t1397 = sbt_vk_t_alloc(f, n1399 * sizeof(*t1397));
+		for (uint64_t i1398 = 0; i1398 < n1399; i1398++) {
+			t1397[i1398] = (VkSampleMask)sbt_vk_t_rand(f);
 		}
-		s->pSampleMask = t1395;
+		s->pSampleMask = t1397;
 	}
 }
 
@@ -51198,12 +51200,12 @@ static void sbt_vk_fa_vkCmdSetColorBlendEnableEXT(sbt_vk_t *f, void *vs)
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1400 = (uint64_t)s->attachmentCount;
-		VkBool32 *t1398 = sbt_vk_t_alloc(f, n1400 * sizeof(*t1398));
-		for (uint64_t i1399 = 0; i1399 < n1400; i1399++) {
-			t1398[i1399] = (VkBool32)sbt_vk_t_rand(f);
+		const uint64_t n1402 = (uint64_t)s->attachmentCount;
+		VkBool32 *t1400 = sbt_vk_t_alloc(f, n1402 * sizeof(*t1400));
+		for (uint64_t i1401 = 0; i1401 < n1402; i1401++) {
+			t1400[i1401] = (VkBool32)sbt_vk_t_rand(f);
 		}
-		s->pColorBlendEnables = t1398;
+		s->pColorBlendEnables = t1400;
 	}
 }
 
@@ -51239,12 +51241,12 @@ static void sbt_vk_fa_vkCmdSetColorBlendEquationEXT(sbt_vk_t *f, void *vs)
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1403 = (uint64_t)s->attachmentCount;
-		VkColorBlendEquationEXT *t1401 = sbt_vk_t_alloc(f, n1403 * sizeof(*t1401));
-		for (uint64_t i1402 = 0; i1402 < n1403; i1402++) {
-			sbt_vk_t_bytes(f, &(t1401[i1402]), sizeof(t1401[i1402]));
+		const uint64_t n1405 = (uint64_t)s->attachmentCount;
+		VkColorBlendEquationEXT *t1403 = sbt_vk_t_alloc(f, n1405 * sizeof(*t1403));
+		for (uint64_t i1404 = 0; i1404 < n1405; i1404++) {
+			sbt_vk_t_bytes(f, &(t1403[i1404]), sizeof(t1403[i1404]));
 		}
-		s->pColorBlendEquations = t1401;
+		s->pColorBlendEquations = t1403;
 	}
 }
 
@@ -51280,12 +51282,12 @@ static void sbt_vk_fa_vkCmdSetColorWriteMaskEXT(sbt_vk_t *f, void *vs)
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1406 = (uint64_t)s->attachmentCount;
-		VkColorComponentFlags *t1404 = sbt_vk_t_alloc(f, n1406 * sizeof(*t1404));
-		for (uint64_t i1405 = 0; i1405 < n1406; i1405++) {
-			t1404[i1405] = (VkColorComponentFlags)sbt_vk_t_rand(f);
+		const uint64_t n1408 = (uint64_t)s->attachmentCount;
+		VkColorComponentFlags *t1406 = sbt_vk_t_alloc(f, n1408 * sizeof(*t1406));
+		for (uint64_t i1407 = 0; i1407 < n1408; i1407++) {
+			t1406[i1407] = (VkColorComponentFlags)sbt_vk_t_rand(f);
 		}
-		s->pColorWriteMasks = t1404;
+		s->pColorWriteMasks = t1406;
 	}
 }
 
@@ -51426,12 +51428,12 @@ static void sbt_vk_fa_vkCmdSetColorBlendAdvancedEXT(sbt_vk_t *f, void *vs)
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1409 = (uint64_t)s->attachmentCount;
-		VkColorBlendAdvancedEXT *t1407 = sbt_vk_t_alloc(f, n1409 * sizeof(*t1407));
-		for (uint64_t i1408 = 0; i1408 < n1409; i1408++) {
-			sbt_vk_t_bytes(f, &(t1407[i1408]), sizeof(t1407[i1408]));
+		const uint64_t n1411 = (uint64_t)s->attachmentCount;
+		VkColorBlendAdvancedEXT *t1409 = sbt_vk_t_alloc(f, n1411 * sizeof(*t1409));
+		for (uint64_t i1410 = 0; i1410 < n1411; i1410++) {
+			sbt_vk_t_bytes(f, &(t1409[i1410]), sizeof(t1409[i1410]));
 		}
-		s->pColorBlendAdvanced = t1407;
+		s->pColorBlendAdvanced = t1409;
 	}
 }
 
@@ -51572,12 +51574,12 @@ static void sbt_vk_fa_vkCmdSetViewportSwizzleNV(sbt_vk_t *f, void *vs)
 	s->firstViewport = (uint32_t)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1412 = (uint64_t)s->viewportCount;
-		VkViewportSwizzleNV *t1410 = sbt_vk_t_alloc(f, n1412 * sizeof(*t1410));
-		for (uint64_t i1411 = 0; i1411 < n1412; i1411++) {
-			sbt_vk_t_bytes(f, &(t1410[i1411]), sizeof(t1410[i1411]));
+		const uint64_t n1414 = (uint64_t)s->viewportCount;
+		VkViewportSwizzleNV *t1412 = sbt_vk_t_alloc(f, n1414 * sizeof(*t1412));
+		for (uint64_t i1413 = 0; i1413 < n1414; i1413++) {
+			sbt_vk_t_bytes(f, &(t1412[i1413]), sizeof(t1412[i1413]));
 		}
-		s->pViewportSwizzles = t1410;
+		s->pViewportSwizzles = t1412;
 	}
 }
 
@@ -51696,12 +51698,12 @@ static void sbt_vk_fa_vkCmdSetCoverageModulationTableNV(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->coverageModulationTableCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1415 = (uint64_t)s->coverageModulationTableCount;
-		float *t1413 = sbt_vk_t_alloc(f, n1415 * sizeof(*t1413));
-		for (uint64_t i1414 = 0; i1414 < n1415; i1414++) {
-			t1413[i1414] = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
+		const uint64_t n1417 = (uint64_t)s->coverageModulationTableCount;
+		float *t1415 = sbt_vk_t_alloc(f, n1417 * sizeof(*t1415));
+		for (uint64_t i1416 = 0; i1416 < n1417; i1416++) {
+			t1415[i1416] = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
 		}
-		s->pCoverageModulationTable = t1413;
+		s->pCoverageModulationTable = t1415;
 	}
 }
 
@@ -51797,19 +51799,19 @@ static void sbt_vk_fa_vkCreatePrivateDataSlot(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPrivateDataSlotCreateInfo *t1416 = sbt_vk_t_alloc(f, sizeof(*t1416));
-		sbt_vk_f_VkPrivateDataSlotCreateInfo(f, &(t1416[0]), depth + 1);
-		s->pCreateInfo = t1416;
+		VkPrivateDataSlotCreateInfo *t1418 = sbt_vk_t_alloc(f, sizeof(*t1418));
+		sbt_vk_f_VkPrivateDataSlotCreateInfo(f, &(t1418[0]), depth + 1);
+		s->pCreateInfo = t1418;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1417 = sbt_vk_t_alloc(f, sizeof(*t1417));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1417[0]), depth + 1);
-		s->pAllocator = t1417;
+		VkAllocationCallbacks *t1419 = sbt_vk_t_alloc(f, sizeof(*t1419));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1419[0]), depth + 1);
+		s->pAllocator = t1419;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPrivateDataSlot *t1418 = sbt_vk_t_alloc(f, sizeof(*t1418));
-		t1418[0] = (VkPrivateDataSlot)(uintptr_t)sbt_vk_t_handle(f);
-		s->pPrivateDataSlot = t1418;
+		VkPrivateDataSlot *t1420 = sbt_vk_t_alloc(f, sizeof(*t1420));
+		t1420[0] = (VkPrivateDataSlot)(uintptr_t)sbt_vk_t_handle(f);
+		s->pPrivateDataSlot = t1420;
 	}
 }
 
@@ -51845,9 +51847,9 @@ static void sbt_vk_fa_vkDestroyPrivateDataSlot(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1419 = sbt_vk_t_alloc(f, sizeof(*t1419));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1419[0]), depth + 1);
-		s->pAllocator = t1419;
+		VkAllocationCallbacks *t1421 = sbt_vk_t_alloc(f, sizeof(*t1421));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1421[0]), depth + 1);
+		s->pAllocator = t1421;
 	}
 }
 
@@ -51910,9 +51912,9 @@ static void sbt_vk_fa_vkGetPrivateData(sbt_vk_t *f, void *vs)
 	s->objectHandle = sbt_vk_t_handle(f);
 	s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint64_t *t1420 = sbt_vk_t_alloc(f, sizeof(*t1420));
-		t1420[0] = (uint64_t)sbt_vk_t_rand(f);
-		s->pData = t1420;
+		uint64_t *t1422 = sbt_vk_t_alloc(f, sizeof(*t1422));
+		t1422[0] = (uint64_t)sbt_vk_t_rand(f);
+		s->pData = t1422;
 	}
 }
 
@@ -51943,9 +51945,9 @@ static void sbt_vk_fa_vkCmdCopyBuffer2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyBufferInfo2 *t1421 = sbt_vk_t_alloc(f, sizeof(*t1421));
-		sbt_vk_f_VkCopyBufferInfo2(f, &(t1421[0]), depth + 1);
-		s->pCopyBufferInfo = t1421;
+		VkCopyBufferInfo2 *t1423 = sbt_vk_t_alloc(f, sizeof(*t1423));
+		sbt_vk_f_VkCopyBufferInfo2(f, &(t1423[0]), depth + 1);
+		s->pCopyBufferInfo = t1423;
 	}
 }
 
@@ -51970,9 +51972,9 @@ static void sbt_vk_fa_vkCmdCopyImage2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyImageInfo2 *t1422 = sbt_vk_t_alloc(f, sizeof(*t1422));
-		sbt_vk_f_VkCopyImageInfo2(f, &(t1422[0]), depth + 1);
-		s->pCopyImageInfo = t1422;
+		VkCopyImageInfo2 *t1424 = sbt_vk_t_alloc(f, sizeof(*t1424));
+		sbt_vk_f_VkCopyImageInfo2(f, &(t1424[0]), depth + 1);
+		s->pCopyImageInfo = t1424;
 	}
 }
 
@@ -51997,9 +51999,9 @@ static void sbt_vk_fa_vkCmdBlitImage2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkBlitImageInfo2 *t1423 = sbt_vk_t_alloc(f, sizeof(*t1423));
-		sbt_vk_f_VkBlitImageInfo2(f, &(t1423[0]), depth + 1);
-		s->pBlitImageInfo = t1423;
+		VkBlitImageInfo2 *t1425 = sbt_vk_t_alloc(f, sizeof(*t1425));
+		sbt_vk_f_VkBlitImageInfo2(f, &(t1425[0]), depth + 1);
+		s->pBlitImageInfo = t1425;
 	}
 }
 
@@ -52024,9 +52026,9 @@ static void sbt_vk_fa_vkCmdCopyBufferToImage2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyBufferToImageInfo2 *t1424 = sbt_vk_t_alloc(f, sizeof(*t1424));
-		sbt_vk_f_VkCopyBufferToImageInfo2(f, &(t1424[0]), depth + 1);
-		s->pCopyBufferToImageInfo = t1424;
+		VkCopyBufferToImageInfo2 *t1426 = sbt_vk_t_alloc(f, sizeof(*t1426));
+		sbt_vk_f_VkCopyBufferToImageInfo2(f, &(t1426[0]), depth + 1);
+		s->pCopyBufferToImageInfo = t1426;
 	}
 }
 
@@ -52051,9 +52053,9 @@ static void sbt_vk_fa_vkCmdCopyImageToBuffer2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyImageToBufferInfo2 *t1425 = sbt_vk_t_alloc(f, sizeof(*t1425));
-		sbt_vk_f_VkCopyImageToBufferInfo2(f, &(t1425[0]), depth + 1);
-		s->pCopyImageToBufferInfo = t1425;
+		VkCopyImageToBufferInfo2 *t1427 = sbt_vk_t_alloc(f, sizeof(*t1427));
+		sbt_vk_f_VkCopyImageToBufferInfo2(f, &(t1427[0]), depth + 1);
+		s->pCopyImageToBufferInfo = t1427;
 	}
 }
 
@@ -52078,9 +52080,9 @@ static void sbt_vk_fa_vkCmdResolveImage2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkResolveImageInfo2 *t1426 = sbt_vk_t_alloc(f, sizeof(*t1426));
-		sbt_vk_f_VkResolveImageInfo2(f, &(t1426[0]), depth + 1);
-		s->pResolveImageInfo = t1426;
+		VkResolveImageInfo2 *t1428 = sbt_vk_t_alloc(f, sizeof(*t1428));
+		sbt_vk_f_VkResolveImageInfo2(f, &(t1428[0]), depth + 1);
+		s->pResolveImageInfo = t1428;
 	}
 }
 
@@ -52105,17 +52107,17 @@ static void sbt_vk_fa_vkCmdSetFragmentShadingRateKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkExtent2D *t1427 = sbt_vk_t_alloc(f, sizeof(*t1427));
-		sbt_vk_t_bytes(f, &(t1427[0]), sizeof(t1427[0]));
-		s->pFragmentSize = t1427;
+		VkExtent2D *t1429 = sbt_vk_t_alloc(f, sizeof(*t1429));
+		sbt_vk_t_bytes(f, &(t1429[0]), sizeof(t1429[0]));
+		s->pFragmentSize = t1429;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1430 = (uint64_t)(2);
-		VkFragmentShadingRateCombinerOpKHR *t1428 = sbt_vk_t_alloc(f, n1430 * sizeof(*t1428));
-		for (uint64_t i1429 = 0; i1429 < n1430; i1429++) {
-			t1428[i1429] = (VkFragmentShadingRateCombinerOpKHR)(int32_t)sbt_vk_t_rand(f);
+		const uint64_t n1432 = (uint64_t)(2);
+		VkFragmentShadingRateCombinerOpKHR *t1430 = sbt_vk_t_alloc(f, n1432 * sizeof(*t1430));
+		for (uint64_t i1431 = 0; i1431 < n1432; i1431++) {
+			t1430[i1431] = (VkFragmentShadingRateCombinerOpKHR)(int32_t)sbt_vk_t_rand(f);
 		}
-		s->combinerOps = t1428;
+		s->combinerOps = t1430;
 	}
 }
 
@@ -52145,17 +52147,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk_t *f, vo
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1431 = sbt_vk_t_alloc(f, sizeof(*t1431));
-		t1431[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pFragmentShadingRateCount = t1431;
+		uint32_t *t1433 = sbt_vk_t_alloc(f, sizeof(*t1433));
+		t1433[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pFragmentShadingRateCount = t1433;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1434 = (s->pFragmentShadingRateCount ? (uint64_t)*s->pFragmentShadingRateCount : 0);
-		VkPhysicalDeviceFragmentShadingRateKHR *t1432 = sbt_vk_t_alloc(f, n1434 * sizeof(*t1432));
-		for (uint64_t i1433 = 0; i1433 < n1434; i1433++) {
-			sbt_vk_f_VkPhysicalDeviceFragmentShadingRateKHR(f, &(t1432[i1433]), depth + 1);
+		const uint64_t n1436 = (s->pFragmentShadingRateCount ? (uint64_t)*s->pFragmentShadingRateCount : 0);
+		VkPhysicalDeviceFragmentShadingRateKHR *t1434 = sbt_vk_t_alloc(f, n1436 * sizeof(*t1434));
+		for (uint64_t i1435 = 0; i1435 < n1436; i1435++) {
+			sbt_vk_f_VkPhysicalDeviceFragmentShadingRateKHR(f, &(t1434[i1435]), depth + 1);
 		}
-		s->pFragmentShadingRates = t1432;
+		s->pFragmentShadingRates = t1434;
 	}
 }
 
@@ -52172,8 +52174,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk_c *c, con
 	if (!a->pFragmentShadingRates != !b->pFragmentShadingRates)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceFragmentShadingRatesKHR.pFragmentShadingRates");
 	if (a->pFragmentShadingRates)
-		for (uint64_t i1435 = 0; i1435 < (a->pFragmentShadingRateCount ? (uint64_t)*a->pFragmentShadingRateCount : 0); i1435++)
-			if (sbt_vk_c_VkPhysicalDeviceFragmentShadingRateKHR(c, &(a->pFragmentShadingRates[i1435]), &(b->pFragmentShadingRates[i1435]), 0))
+		for (uint64_t i1437 = 0; i1437 < (a->pFragmentShadingRateCount ? (uint64_t)*a->pFragmentShadingRateCount : 0); i1437++)
+			if (sbt_vk_c_VkPhysicalDeviceFragmentShadingRateKHR(c, &(a->pFragmentShadingRates[i1437]), &(b->pFragmentShadingRates[i1437]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceFragmentShadingRatesKHR.pFragmentShadingRates");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceFragmentShadingRatesKHR.ret");
@@ -52189,12 +52191,12 @@ static void sbt_vk_fa_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->shadingRate = (VkFragmentShadingRateNV)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1438 = (uint64_t)(2);
-		VkFragmentShadingRateCombinerOpKHR *t1436 = sbt_vk_t_alloc(f, n1438 * sizeof(*t1436));
-		for (uint64_t i1437 = 0; i1437 < n1438; i1437++) {
-			t1436[i1437] = (VkFragmentShadingRateCombinerOpKHR)(int32_t)sbt_vk_t_rand(f);
+		const uint64_t n1440 = (uint64_t)(2);
+		VkFragmentShadingRateCombinerOpKHR *t1438 = sbt_vk_t_alloc(f, n1440 * sizeof(*t1438));
+		for (uint64_t i1439 = 0; i1439 < n1440; i1439++) {
+			t1438[i1439] = (VkFragmentShadingRateCombinerOpKHR)(int32_t)sbt_vk_t_rand(f);
 		}
-		s->combinerOps = t1436;
+		s->combinerOps = t1438;
 	}
 }
 
@@ -52222,22 +52224,22 @@ static void sbt_vk_fa_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_t *f, void 
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->buildType = (VkAccelerationStructureBuildTypeKHR)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkAccelerationStructureBuildGeometryInfoKHR *t1439 = sbt_vk_t_alloc(f, sizeof(*t1439));
-		sbt_vk_f_VkAccelerationStructureBuildGeometryInfoKHR(f, &(t1439[0]), depth + 1);
-		s->pBuildInfo = t1439;
+		VkAccelerationStructureBuildGeometryInfoKHR *t1441 = sbt_vk_t_alloc(f, sizeof(*t1441));
+		sbt_vk_f_VkAccelerationStructureBuildGeometryInfoKHR(f, &(t1441[0]), depth + 1);
+		s->pBuildInfo = t1441;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1442 = (s->pBuildInfo ? (uint64_t)s->pBuildInfo->geometryCount : 0);
-		uint32_t *t1440 = sbt_vk_t_alloc(f, n1442 * sizeof(*t1440));
-		for (uint64_t i1441 = 0; i1441 < n1442; i1441++) {
-			t1440[i1441] = (uint32_t)sbt_vk_t_rand(f);
+		const uint64_t n1444 = (s->pBuildInfo ? (uint64_t)s->pBuildInfo->geometryCount : 0);
+		uint32_t *t1442 = sbt_vk_t_alloc(f, n1444 * sizeof(*t1442));
+		for (uint64_t i1443 = 0; i1443 < n1444; i1443++) {
+			t1442[i1443] = (uint32_t)sbt_vk_t_rand(f);
 		}
-		s->pMaxPrimitiveCounts = t1440;
+		s->pMaxPrimitiveCounts = t1442;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureBuildSizesInfoKHR *t1443 = sbt_vk_t_alloc(f, sizeof(*t1443));
-		sbt_vk_f_VkAccelerationStructureBuildSizesInfoKHR(f, &(t1443[0]), depth + 1);
-		s->pSizeInfo = t1443;
+		VkAccelerationStructureBuildSizesInfoKHR *t1445 = sbt_vk_t_alloc(f, sizeof(*t1445));
+		sbt_vk_f_VkAccelerationStructureBuildSizesInfoKHR(f, &(t1445[0]), depth + 1);
+		s->pSizeInfo = t1445;
 	}
 }
 
@@ -52279,20 +52281,20 @@ static void sbt_vk_fa_vkCmdSetVertexInputEXT(sbt_vk_t *f, void *vs)
 	s->vertexBindingDescriptionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->vertexAttributeDescriptionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1446 = (uint64_t)s->vertexBindingDescriptionCount;
-		VkVertexInputBindingDescription2EXT *t1444 = sbt_vk_t_alloc(f, n1446 * sizeof(*t1444));
-		for (uint64_t i1445 = 0; i1445 < n1446; i1445++) {
-			sbt_vk_f_VkVertexInputBindingDescription2EXT(f, &(t1444[i1445]), depth + 1);
+		const uint64_t n1448 = (uint64_t)s->vertexBindingDescriptionCount;
+		VkVertexInputBindingDescription2EXT *t1446 = sbt_vk_t_alloc(f, n1448 * sizeof(*t1446));
+		for (uint64_t i1447 = 0; i1447 < n1448; i1447++) {
+			sbt_vk_f_VkVertexInputBindingDescription2EXT(f, &(t1446[i1447]), depth + 1);
 		}
-		s->pVertexBindingDescriptions = t1444;
+		s->pVertexBindingDescriptions = t1446;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1449 = (uint64_t)s->vertexAttributeDescriptionCount;
-		VkVertexInputAttributeDescription2EXT *t1447 = sbt_vk_t_alloc(f, n1449 * sizeof(*t1447));
-		for (uint64_t i1448 = 0; i1448 < n1449; i1448++) {
-			sbt_vk_f_VkVertexInputAttributeDescription2EXT(f, &(t1447[i1448]), depth + 1);
+		const uint64_t n1451 = (uint64_t)s->vertexAttributeDescriptionCount;
+		VkVertexInputAttributeDescription2EXT *t1449 = sbt_vk_t_alloc(f, n1451 * sizeof(*t1449));
+		for (uint64_t i1450 = 0; i1450 < n1451; i1450++) {
+			sbt_vk_f_VkVertexInputAttributeDescription2EXT(f, &(t1449[i1450]), depth + 1);
 		}
-		s->pVertexAttributeDescriptions = t1447;
+		s->pVertexAttributeDescriptions = t1449;
 	}
 }
 
@@ -52311,8 +52313,8 @@ static int sbt_vk_ca_vkCmdSetVertexInputEXT(sbt_vk_c *c, const void *va, const v
 		if (!a->pVertexBindingDescriptions != !b->pVertexBindingDescriptions)
 			return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexBindingDescriptions");
 		if (a->pVertexBindingDescriptions)
-			for (uint64_t i1450 = 0; i1450 < (uint64_t)a->vertexBindingDescriptionCount; i1450++)
-				if (sbt_vk_c_VkVertexInputBindingDescription2EXT(c, &(a->pVertexBindingDescriptions[i1450]), &(b->pVertexBindingDescriptions[i1450]), 1))
+			for (uint64_t i1452 = 0; i1452 < (uint64_t)a->vertexBindingDescriptionCount; i1452++)
+				if (sbt_vk_c_VkVertexInputBindingDescription2EXT(c, &(a->pVertexBindingDescriptions[i1452]), &(b->pVertexBindingDescriptions[i1452]), 1))
 					return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexBindingDescriptions");
 	}
 	if ((a->vertexAttributeDescriptionCount) != (b->vertexAttributeDescriptionCount))
@@ -52324,8 +52326,8 @@ static int sbt_vk_ca_vkCmdSetVertexInputEXT(sbt_vk_c *c, const void *va, const v
 		if (!a->pVertexAttributeDescriptions != !b->pVertexAttributeDescriptions)
 			return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexAttributeDescriptions");
 		if (a->pVertexAttributeDescriptions)
-			for (uint64_t i1451 = 0; i1451 < (uint64_t)a->vertexAttributeDescriptionCount; i1451++)
-				if (sbt_vk_c_VkVertexInputAttributeDescription2EXT(c, &(a->pVertexAttributeDescriptions[i1451]), &(b->pVertexAttributeDescriptions[i1451]), 1))
+			for (uint64_t i1453 = 0; i1453 < (uint64_t)a->vertexAttributeDescriptionCount; i1453++)
+				if (sbt_vk_c_VkVertexInputAttributeDescription2EXT(c, &(a->pVertexAttributeDescriptions[i1453]), &(b->pVertexAttributeDescriptions[i1453]), 1))
 					return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexAttributeDescriptions");
 	}
 	return 0;
@@ -52340,12 +52342,12 @@ static void sbt_vk_fa_vkCmdSetColorWriteEnableEXT(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1454 = (uint64_t)s->attachmentCount;
-		VkBool32 *t1452 = sbt_vk_t_alloc(f, n1454 * sizeof(*t1452));
-		for (uint64_t i1453 = 0; i1453 < n1454; i1453++) {
-			t1452[i1453] = (VkBool32)sbt_vk_t_rand(f);
+		const uint64_t n1456 = (uint64_t)s->attachmentCount;
+		VkBool32 *t1454 = sbt_vk_t_alloc(f, n1456 * sizeof(*t1454));
+		for (uint64_t i1455 = 0; i1455 < n1456; i1455++) {
+			t1454[i1455] = (VkBool32)sbt_vk_t_rand(f);
 		}
-		s->pColorWriteEnables = t1452;
+		s->pColorWriteEnables = t1454;
 	}
 }
 
@@ -52378,9 +52380,9 @@ static void sbt_vk_fa_vkCmdSetEvent2(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->event = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDependencyInfo *t1455 = sbt_vk_t_alloc(f, sizeof(*t1455));
-		sbt_vk_f_VkDependencyInfo(f, &(t1455[0]), depth + 1);
-		s->pDependencyInfo = t1455;
+		VkDependencyInfo *t1457 = sbt_vk_t_alloc(f, sizeof(*t1457));
+		sbt_vk_f_VkDependencyInfo(f, &(t1457[0]), depth + 1);
+		s->pDependencyInfo = t1457;
 	}
 }
 
@@ -52432,20 +52434,20 @@ static void sbt_vk_fa_vkCmdWaitEvents2(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->eventCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1458 = (uint64_t)s->eventCount;
-		VkEvent *t1456 = sbt_vk_t_alloc(f, n1458 * sizeof(*t1456));
-		for (uint64_t i1457 = 0; i1457 < n1458; i1457++) {
-			t1456[i1457] = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+		const uint64_t n1460 = (uint64_t)s->eventCount;
+		VkEvent *t1458 = sbt_vk_t_alloc(f, n1460 * sizeof(*t1458));
+		for (uint64_t i1459 = 0; i1459 < n1460; i1459++) {
+			t1458[i1459] = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
-		s->pEvents = t1456;
+		s->pEvents = t1458;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1461 = (uint64_t)s->eventCount;
-		VkDependencyInfo *t1459 = sbt_vk_t_alloc(f, n1461 * sizeof(*t1459));
-		for (uint64_t i1460 = 0; i1460 < n1461; i1460++) {
-			sbt_vk_f_VkDependencyInfo(f, &(t1459[i1460]), depth + 1);
+		const uint64_t n1463 = (uint64_t)s->eventCount;
+		VkDependencyInfo *t1461 = sbt_vk_t_alloc(f, n1463 * sizeof(*t1461));
+		for (uint64_t i1462 = 0; i1462 < n1463; i1462++) {
+			sbt_vk_f_VkDependencyInfo(f, &(t1461[i1462]), depth + 1);
 		}
-		s->pDependencyInfos = t1459;
+		s->pDependencyInfos = t1461;
 	}
 }
 
@@ -52464,8 +52466,8 @@ static int sbt_vk_ca_vkCmdWaitEvents2(sbt_vk_c *c, const void *va, const void *v
 		if (!a->pEvents != !b->pEvents)
 			return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pEvents");
 		if (a->pEvents)
-			for (uint64_t i1462 = 0; i1462 < (uint64_t)a->eventCount; i1462++)
-				if ((uint64_t)(uintptr_t)(b->pEvents[i1462]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pEvents[i1462]), 1))
+			for (uint64_t i1464 = 0; i1464 < (uint64_t)a->eventCount; i1464++)
+				if ((uint64_t)(uintptr_t)(b->pEvents[i1464]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pEvents[i1464]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pEvents");
 	}
 	if ((((uint64_t)a->eventCount) == 0)) {
@@ -52475,8 +52477,8 @@ static int sbt_vk_ca_vkCmdWaitEvents2(sbt_vk_c *c, const void *va, const void *v
 		if (!a->pDependencyInfos != !b->pDependencyInfos)
 			return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pDependencyInfos");
 		if (a->pDependencyInfos)
-			for (uint64_t i1463 = 0; i1463 < (uint64_t)a->eventCount; i1463++)
-				if (sbt_vk_c_VkDependencyInfo(c, &(a->pDependencyInfos[i1463]), &(b->pDependencyInfos[i1463]), 1))
+			for (uint64_t i1465 = 0; i1465 < (uint64_t)a->eventCount; i1465++)
+				if (sbt_vk_c_VkDependencyInfo(c, &(a->pDependencyInfos[i1465]), &(b->pDependencyInfos[i1465]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pDependencyInfos");
 	}
 	return 0;
@@ -52490,9 +52492,9 @@ static void sbt_vk_fa_vkCmdPipelineBarrier2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDependencyInfo *t1464 = sbt_vk_t_alloc(f, sizeof(*t1464));
-		sbt_vk_f_VkDependencyInfo(f, &(t1464[0]), depth + 1);
-		s->pDependencyInfo = t1464;
+		VkDependencyInfo *t1466 = sbt_vk_t_alloc(f, sizeof(*t1466));
+		sbt_vk_f_VkDependencyInfo(f, &(t1466[0]), depth + 1);
+		s->pDependencyInfo = t1466;
 	}
 }
 
@@ -52520,12 +52522,12 @@ static void sbt_vk_fa_vkQueueSubmit2(sbt_vk_t *f, void *vs)
 	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1467 = (uint64_t)s->submitCount;
-		VkSubmitInfo2 *t1465 = sbt_vk_t_alloc(f, n1467 * sizeof(*t1465));
-		for (uint64_t i1466 = 0; i1466 < n1467; i1466++) {
-			sbt_vk_f_VkSubmitInfo2(f, &(t1465[i1466]), depth + 1);
+		const uint64_t n1469 = (uint64_t)s->submitCount;
+		VkSubmitInfo2 *t1467 = sbt_vk_t_alloc(f, n1469 * sizeof(*t1467));
+		for (uint64_t i1468 = 0; i1468 < n1469; i1468++) {
+			sbt_vk_f_VkSubmitInfo2(f, &(t1467[i1468]), depth + 1);
 		}
-		s->pSubmits = t1465;
+		s->pSubmits = t1467;
 	}
 }
 
@@ -52544,8 +52546,8 @@ static int sbt_vk_ca_vkQueueSubmit2(sbt_vk_c *c, const void *va, const void *vb)
 		if (!a->pSubmits != !b->pSubmits)
 			return sbt_vk_t_fail(c, "vkQueueSubmit2.pSubmits");
 		if (a->pSubmits)
-			for (uint64_t i1468 = 0; i1468 < (uint64_t)a->submitCount; i1468++)
-				if (sbt_vk_c_VkSubmitInfo2(c, &(a->pSubmits[i1468]), &(b->pSubmits[i1468]), 1))
+			for (uint64_t i1470 = 0; i1470 < (uint64_t)a->submitCount; i1470++)
+				if (sbt_vk_c_VkSubmitInfo2(c, &(a->pSubmits[i1470]), &(b->pSubmits[i1470]), 1))
 					return sbt_vk_t_fail(c, "vkQueueSubmit2.pSubmits");
 	}
 	if ((uint64_t)(uintptr_t)(b->fence) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->fence), 1))
@@ -52620,17 +52622,17 @@ static void sbt_vk_fa_vkGetQueueCheckpointData2NV(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1469 = sbt_vk_t_alloc(f, sizeof(*t1469));
-		t1469[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pCheckpointDataCount = t1469;
+		uint32_t *t1471 = sbt_vk_t_alloc(f, sizeof(*t1471));
+		t1471[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pCheckpointDataCount = t1471;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1472 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
-		VkCheckpointData2NV *t1470 = sbt_vk_t_alloc(f, n1472 * sizeof(*t1470));
-		for (uint64_t i1471 = 0; i1471 < n1472; i1471++) {
-			sbt_vk_f_VkCheckpointData2NV(f, &(t1470[i1471]), depth + 1);
+		const uint64_t n1474 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
+		VkCheckpointData2NV *t1472 = sbt_vk_t_alloc(f, n1474 * sizeof(*t1472));
+		for (uint64_t i1473 = 0; i1473 < n1474; i1473++) {
+			sbt_vk_f_VkCheckpointData2NV(f, &(t1472[i1473]), depth + 1);
 		}
-		s->pCheckpointData = t1470;
+		s->pCheckpointData = t1472;
 	}
 }
 
@@ -52647,8 +52649,8 @@ static int sbt_vk_ca_vkGetQueueCheckpointData2NV(sbt_vk_c *c, const void *va, co
 	if (!a->pCheckpointData != !b->pCheckpointData)
 		return sbt_vk_t_fail(c, "vkGetQueueCheckpointData2NV.pCheckpointData");
 	if (a->pCheckpointData)
-		for (uint64_t i1473 = 0; i1473 < (a->pCheckpointDataCount ? (uint64_t)*a->pCheckpointDataCount : 0); i1473++)
-			if (sbt_vk_c_VkCheckpointData2NV(c, &(a->pCheckpointData[i1473]), &(b->pCheckpointData[i1473]), 0))
+		for (uint64_t i1475 = 0; i1475 < (a->pCheckpointDataCount ? (uint64_t)*a->pCheckpointDataCount : 0); i1475++)
+			if (sbt_vk_c_VkCheckpointData2NV(c, &(a->pCheckpointData[i1475]), &(b->pCheckpointData[i1475]), 0))
 				return sbt_vk_t_fail(c, "vkGetQueueCheckpointData2NV.pCheckpointData");
 	return 0;
 }
@@ -52662,14 +52664,14 @@ static void sbt_vk_fa_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_t *f, void 
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkVideoProfileInfoKHR *t1474 = sbt_vk_t_alloc(f, sizeof(*t1474));
-		sbt_vk_f_VkVideoProfileInfoKHR(f, &(t1474[0]), depth + 1);
-		s->pVideoProfile = t1474;
+		VkVideoProfileInfoKHR *t1476 = sbt_vk_t_alloc(f, sizeof(*t1476));
+		sbt_vk_f_VkVideoProfileInfoKHR(f, &(t1476[0]), depth + 1);
+		s->pVideoProfile = t1476;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkVideoCapabilitiesKHR *t1475 = sbt_vk_t_alloc(f, sizeof(*t1475));
-		sbt_vk_f_VkVideoCapabilitiesKHR(f, &(t1475[0]), depth + 1);
-		s->pCapabilities = t1475;
+		VkVideoCapabilitiesKHR *t1477 = sbt_vk_t_alloc(f, sizeof(*t1477));
+		sbt_vk_f_VkVideoCapabilitiesKHR(f, &(t1477[0]), depth + 1);
+		s->pCapabilities = t1477;
 	}
 }
 
@@ -52701,22 +52703,22 @@ static void sbt_vk_fa_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_vk_t *f, v
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPhysicalDeviceVideoFormatInfoKHR *t1476 = sbt_vk_t_alloc(f, sizeof(*t1476));
-		sbt_vk_f_VkPhysicalDeviceVideoFormatInfoKHR(f, &(t1476[0]), depth + 1);
-		s->pVideoFormatInfo = t1476;
+		VkPhysicalDeviceVideoFormatInfoKHR *t1478 = sbt_vk_t_alloc(f, sizeof(*t1478));
+		sbt_vk_f_VkPhysicalDeviceVideoFormatInfoKHR(f, &(t1478[0]), depth + 1);
+		s->pVideoFormatInfo = t1478;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1477 = sbt_vk_t_alloc(f, sizeof(*t1477));
-		t1477[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pVideoFormatPropertyCount = t1477;
+		uint32_t *t1479 = sbt_vk_t_alloc(f, sizeof(*t1479));
+		t1479[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pVideoFormatPropertyCount = t1479;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1480 = (s->pVideoFormatPropertyCount ? (uint64_t)*s->pVideoFormatPropertyCount : 0);
-		VkVideoFormatPropertiesKHR *t1478 = sbt_vk_t_alloc(f, n1480 * sizeof(*t1478));
-		for (uint64_t i1479 = 0; i1479 < n1480; i1479++) {
-			sbt_vk_f_VkVideoFormatPropertiesKHR(f, &(t1478[i1479]), depth + 1);
+		const uint64_t n1482 = (s->pVideoFormatPropertyCount ? (uint64_t)*s->pVideoFormatPropertyCount : 0);
+		VkVideoFormatPropertiesKHR *t1480 = sbt_vk_t_alloc(f, n1482 * sizeof(*t1480));
+		for (uint64_t i1481 = 0; i1481 < n1482; i1481++) {
+			sbt_vk_f_VkVideoFormatPropertiesKHR(f, &(t1480[i1481]), depth + 1);
 		}
-		s->pVideoFormatProperties = t1478;
+		s->pVideoFormatProperties = t1480;
 	}
 }
 
@@ -52737,8 +52739,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_vk_c *c, co
 	if (!a->pVideoFormatProperties != !b->pVideoFormatProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceVideoFormatPropertiesKHR.pVideoFormatProperties");
 	if (a->pVideoFormatProperties)
-		for (uint64_t i1481 = 0; i1481 < (a->pVideoFormatPropertyCount ? (uint64_t)*a->pVideoFormatPropertyCount : 0); i1481++)
-			if (sbt_vk_c_VkVideoFormatPropertiesKHR(c, &(a->pVideoFormatProperties[i1481]), &(b->pVideoFormatProperties[i1481]), 0))
+		for (uint64_t i1483 = 0; i1483 < (a->pVideoFormatPropertyCount ? (uint64_t)*a->pVideoFormatPropertyCount : 0); i1483++)
+			if (sbt_vk_c_VkVideoFormatPropertiesKHR(c, &(a->pVideoFormatProperties[i1483]), &(b->pVideoFormatProperties[i1483]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceVideoFormatPropertiesKHR.pVideoFormatProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceVideoFormatPropertiesKHR.ret");
@@ -52754,19 +52756,19 @@ static void sbt_vk_fa_vkCreateVideoSessionKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkVideoSessionCreateInfoKHR *t1482 = sbt_vk_t_alloc(f, sizeof(*t1482));
-		sbt_vk_f_VkVideoSessionCreateInfoKHR(f, &(t1482[0]), depth + 1);
-		s->pCreateInfo = t1482;
+		VkVideoSessionCreateInfoKHR *t1484 = sbt_vk_t_alloc(f, sizeof(*t1484));
+		sbt_vk_f_VkVideoSessionCreateInfoKHR(f, &(t1484[0]), depth + 1);
+		s->pCreateInfo = t1484;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1483 = sbt_vk_t_alloc(f, sizeof(*t1483));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1483[0]), depth + 1);
-		s->pAllocator = t1483;
+		VkAllocationCallbacks *t1485 = sbt_vk_t_alloc(f, sizeof(*t1485));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1485[0]), depth + 1);
+		s->pAllocator = t1485;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkVideoSessionKHR *t1484 = sbt_vk_t_alloc(f, sizeof(*t1484));
-		t1484[0] = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pVideoSession = t1484;
+		VkVideoSessionKHR *t1486 = sbt_vk_t_alloc(f, sizeof(*t1486));
+		t1486[0] = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pVideoSession = t1486;
 	}
 }
 
@@ -52802,9 +52804,9 @@ static void sbt_vk_fa_vkDestroyVideoSessionKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->videoSession = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1485 = sbt_vk_t_alloc(f, sizeof(*t1485));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1485[0]), depth + 1);
-		s->pAllocator = t1485;
+		VkAllocationCallbacks *t1487 = sbt_vk_t_alloc(f, sizeof(*t1487));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1487[0]), depth + 1);
+		s->pAllocator = t1487;
 	}
 }
 
@@ -52832,19 +52834,19 @@ static void sbt_vk_fa_vkCreateVideoSessionParametersKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkVideoSessionParametersCreateInfoKHR *t1486 = sbt_vk_t_alloc(f, sizeof(*t1486));
-		sbt_vk_f_VkVideoSessionParametersCreateInfoKHR(f, &(t1486[0]), depth + 1);
-		s->pCreateInfo = t1486;
+		VkVideoSessionParametersCreateInfoKHR *t1488 = sbt_vk_t_alloc(f, sizeof(*t1488));
+		sbt_vk_f_VkVideoSessionParametersCreateInfoKHR(f, &(t1488[0]), depth + 1);
+		s->pCreateInfo = t1488;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1487 = sbt_vk_t_alloc(f, sizeof(*t1487));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1487[0]), depth + 1);
-		s->pAllocator = t1487;
+		VkAllocationCallbacks *t1489 = sbt_vk_t_alloc(f, sizeof(*t1489));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1489[0]), depth + 1);
+		s->pAllocator = t1489;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkVideoSessionParametersKHR *t1488 = sbt_vk_t_alloc(f, sizeof(*t1488));
-		t1488[0] = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pVideoSessionParameters = t1488;
+		VkVideoSessionParametersKHR *t1490 = sbt_vk_t_alloc(f, sizeof(*t1490));
+		t1490[0] = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pVideoSessionParameters = t1490;
 	}
 }
 
@@ -52881,9 +52883,9 @@ static void sbt_vk_fa_vkUpdateVideoSessionParametersKHR(sbt_vk_t *f, void *vs)
 	s->videoSessionParameters = (VkVideoSessionParametersKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkVideoSessionParametersUpdateInfoKHR *t1489 = sbt_vk_t_alloc(f, sizeof(*t1489));
-		sbt_vk_f_VkVideoSessionParametersUpdateInfoKHR(f, &(t1489[0]), depth + 1);
-		s->pUpdateInfo = t1489;
+		VkVideoSessionParametersUpdateInfoKHR *t1491 = sbt_vk_t_alloc(f, sizeof(*t1491));
+		sbt_vk_f_VkVideoSessionParametersUpdateInfoKHR(f, &(t1491[0]), depth + 1);
+		s->pUpdateInfo = t1491;
 	}
 }
 
@@ -52913,9 +52915,9 @@ static void sbt_vk_fa_vkDestroyVideoSessionParametersKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->videoSessionParameters = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1490 = sbt_vk_t_alloc(f, sizeof(*t1490));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1490[0]), depth + 1);
-		s->pAllocator = t1490;
+		VkAllocationCallbacks *t1492 = sbt_vk_t_alloc(f, sizeof(*t1492));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1492[0]), depth + 1);
+		s->pAllocator = t1492;
 	}
 }
 
@@ -52944,17 +52946,17 @@ static void sbt_vk_fa_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_t *f, void *
 	s->videoSession = (VkVideoSessionKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1491 = sbt_vk_t_alloc(f, sizeof(*t1491));
-		t1491[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pMemoryRequirementsCount = t1491;
+		uint32_t *t1493 = sbt_vk_t_alloc(f, sizeof(*t1493));
+		t1493[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pMemoryRequirementsCount = t1493;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1494 = (s->pMemoryRequirementsCount ? (uint64_t)*s->pMemoryRequirementsCount : 0);
-		VkVideoSessionMemoryRequirementsKHR *t1492 = sbt_vk_t_alloc(f, n1494 * sizeof(*t1492));
-		for (uint64_t i1493 = 0; i1493 < n1494; i1493++) {
-			sbt_vk_f_VkVideoSessionMemoryRequirementsKHR(f, &(t1492[i1493]), depth + 1);
+		const uint64_t n1496 = (s->pMemoryRequirementsCount ? (uint64_t)*s->pMemoryRequirementsCount : 0);
+		VkVideoSessionMemoryRequirementsKHR *t1494 = sbt_vk_t_alloc(f, n1496 * sizeof(*t1494));
+		for (uint64_t i1495 = 0; i1495 < n1496; i1495++) {
+			sbt_vk_f_VkVideoSessionMemoryRequirementsKHR(f, &(t1494[i1495]), depth + 1);
 		}
-		s->pMemoryRequirements = t1492;
+		s->pMemoryRequirements = t1494;
 	}
 }
 
@@ -52973,8 +52975,8 @@ static int sbt_vk_ca_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_c *c, const v
 	if (!a->pMemoryRequirements != !b->pMemoryRequirements)
 		return sbt_vk_t_fail(c, "vkGetVideoSessionMemoryRequirementsKHR.pMemoryRequirements");
 	if (a->pMemoryRequirements)
-		for (uint64_t i1495 = 0; i1495 < (a->pMemoryRequirementsCount ? (uint64_t)*a->pMemoryRequirementsCount : 0); i1495++)
-			if (sbt_vk_c_VkVideoSessionMemoryRequirementsKHR(c, &(a->pMemoryRequirements[i1495]), &(b->pMemoryRequirements[i1495]), 0))
+		for (uint64_t i1497 = 0; i1497 < (a->pMemoryRequirementsCount ? (uint64_t)*a->pMemoryRequirementsCount : 0); i1497++)
+			if (sbt_vk_c_VkVideoSessionMemoryRequirementsKHR(c, &(a->pMemoryRequirements[i1497]), &(b->pMemoryRequirements[i1497]), 0))
 				return sbt_vk_t_fail(c, "vkGetVideoSessionMemoryRequirementsKHR.pMemoryRequirements");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetVideoSessionMemoryRequirementsKHR.ret");
@@ -52992,12 +52994,12 @@ static void sbt_vk_fa_vkBindVideoSessionMemoryKHR(sbt_vk_t *f, void *vs)
 	s->bindSessionMemoryInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1498 = (uint64_t)s->bindSessionMemoryInfoCount;
-		VkBindVideoSessionMemoryInfoKHR *t1496 = sbt_vk_t_alloc(f, n1498 * sizeof(*t1496));
-		for (uint64_t i1497 = 0; i1497 < n1498; i1497++) {
-			sbt_vk_f_VkBindVideoSessionMemoryInfoKHR(f, &(t1496[i1497]), depth + 1);
+		const uint64_t n1500 = (uint64_t)s->bindSessionMemoryInfoCount;
+		VkBindVideoSessionMemoryInfoKHR *t1498 = sbt_vk_t_alloc(f, n1500 * sizeof(*t1498));
+		for (uint64_t i1499 = 0; i1499 < n1500; i1499++) {
+			sbt_vk_f_VkBindVideoSessionMemoryInfoKHR(f, &(t1498[i1499]), depth + 1);
 		}
-		s->pBindSessionMemoryInfos = t1496;
+		s->pBindSessionMemoryInfos = t1498;
 	}
 }
 
@@ -53018,8 +53020,8 @@ static int sbt_vk_ca_vkBindVideoSessionMemoryKHR(sbt_vk_c *c, const void *va, co
 		if (!a->pBindSessionMemoryInfos != !b->pBindSessionMemoryInfos)
 			return sbt_vk_t_fail(c, "vkBindVideoSessionMemoryKHR.pBindSessionMemoryInfos");
 		if (a->pBindSessionMemoryInfos)
-			for (uint64_t i1499 = 0; i1499 < (uint64_t)a->bindSessionMemoryInfoCount; i1499++)
-				if (sbt_vk_c_VkBindVideoSessionMemoryInfoKHR(c, &(a->pBindSessionMemoryInfos[i1499]), &(b->pBindSessionMemoryInfos[i1499]), 1))
+			for (uint64_t i1501 = 0; i1501 < (uint64_t)a->bindSessionMemoryInfoCount; i1501++)
+				if (sbt_vk_c_VkBindVideoSessionMemoryInfoKHR(c, &(a->pBindSessionMemoryInfos[i1501]), &(b->pBindSessionMemoryInfos[i1501]), 1))
 					return sbt_vk_t_fail(c, "vkBindVideoSessionMemoryKHR.pBindSessionMemoryInfos");
 	}
 	if ((a->ret) != (b->ret))
@@ -53035,9 +53037,9 @@ static void sbt_vk_fa_vkCmdDecodeVideoKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkVideoDecodeInfoKHR *t1500 = sbt_vk_t_alloc(f, sizeof(*t1500));
-		sbt_vk_f_VkVideoDecodeInfoKHR(f, &(t1500[0]), depth + 1);
-		s->pDecodeInfo = t1500;
+		VkVideoDecodeInfoKHR *t1502 = sbt_vk_t_alloc(f, sizeof(*t1502));
+		sbt_vk_f_VkVideoDecodeInfoKHR(f, &(t1502[0]), depth + 1);
+		s->pDecodeInfo = t1502;
 	}
 }
 
@@ -53062,9 +53064,9 @@ static void sbt_vk_fa_vkCmdBeginVideoCodingKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkVideoBeginCodingInfoKHR *t1501 = sbt_vk_t_alloc(f, sizeof(*t1501));
-		sbt_vk_f_VkVideoBeginCodingInfoKHR(f, &(t1501[0]), depth + 1);
-		s->pBeginInfo = t1501;
+		VkVideoBeginCodingInfoKHR *t1503 = sbt_vk_t_alloc(f, sizeof(*t1503));
+		sbt_vk_f_VkVideoBeginCodingInfoKHR(f, &(t1503[0]), depth + 1);
+		s->pBeginInfo = t1503;
 	}
 }
 
@@ -53089,9 +53091,9 @@ static void sbt_vk_fa_vkCmdControlVideoCodingKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkVideoCodingControlInfoKHR *t1502 = sbt_vk_t_alloc(f, sizeof(*t1502));
-		sbt_vk_f_VkVideoCodingControlInfoKHR(f, &(t1502[0]), depth + 1);
-		s->pCodingControlInfo = t1502;
+		VkVideoCodingControlInfoKHR *t1504 = sbt_vk_t_alloc(f, sizeof(*t1504));
+		sbt_vk_f_VkVideoCodingControlInfoKHR(f, &(t1504[0]), depth + 1);
+		s->pCodingControlInfo = t1504;
 	}
 }
 
@@ -53116,9 +53118,9 @@ static void sbt_vk_fa_vkCmdEndVideoCodingKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkVideoEndCodingInfoKHR *t1503 = sbt_vk_t_alloc(f, sizeof(*t1503));
-		sbt_vk_f_VkVideoEndCodingInfoKHR(f, &(t1503[0]), depth + 1);
-		s->pEndCodingInfo = t1503;
+		VkVideoEndCodingInfoKHR *t1505 = sbt_vk_t_alloc(f, sizeof(*t1505));
+		sbt_vk_f_VkVideoEndCodingInfoKHR(f, &(t1505[0]), depth + 1);
+		s->pEndCodingInfo = t1505;
 	}
 }
 
@@ -53144,12 +53146,12 @@ static void sbt_vk_fa_vkCmdDecompressMemoryNV(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->decompressRegionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1506 = (uint64_t)s->decompressRegionCount;
-		VkDecompressMemoryRegionNV *t1504 = sbt_vk_t_alloc(f, n1506 * sizeof(*t1504));
-		for (uint64_t i1505 = 0; i1505 < n1506; i1505++) {
-			sbt_vk_t_bytes(f, &(t1504[i1505]), sizeof(t1504[i1505]));
+		const uint64_t n1508 = (uint64_t)s->decompressRegionCount;
+		VkDecompressMemoryRegionNV *t1506 = sbt_vk_t_alloc(f, n1508 * sizeof(*t1506));
+		for (uint64_t i1507 = 0; i1507 < n1508; i1507++) {
+			sbt_vk_t_bytes(f, &(t1506[i1507]), sizeof(t1506[i1507]));
 		}
-		s->pDecompressMemoryRegions = t1504;
+		s->pDecompressMemoryRegions = t1506;
 	}
 }
 
@@ -53209,19 +53211,19 @@ static void sbt_vk_fa_vkCreateCuModuleNVX(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCuModuleCreateInfoNVX *t1507 = sbt_vk_t_alloc(f, sizeof(*t1507));
-		sbt_vk_f_VkCuModuleCreateInfoNVX(f, &(t1507[0]), depth + 1);
-		s->pCreateInfo = t1507;
+		VkCuModuleCreateInfoNVX *t1509 = sbt_vk_t_alloc(f, sizeof(*t1509));
+		sbt_vk_f_VkCuModuleCreateInfoNVX(f, &(t1509[0]), depth + 1);
+		s->pCreateInfo = t1509;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1508 = sbt_vk_t_alloc(f, sizeof(*t1508));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1508[0]), depth + 1);
-		s->pAllocator = t1508;
+		VkAllocationCallbacks *t1510 = sbt_vk_t_alloc(f, sizeof(*t1510));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1510[0]), depth + 1);
+		s->pAllocator = t1510;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCuModuleNVX *t1509 = sbt_vk_t_alloc(f, sizeof(*t1509));
-		t1509[0] = (VkCuModuleNVX)(uintptr_t)sbt_vk_t_handle(f);
-		s->pModule = t1509;
+		VkCuModuleNVX *t1511 = sbt_vk_t_alloc(f, sizeof(*t1511));
+		t1511[0] = (VkCuModuleNVX)(uintptr_t)sbt_vk_t_handle(f);
+		s->pModule = t1511;
 	}
 }
 
@@ -53257,19 +53259,19 @@ static void sbt_vk_fa_vkCreateCuFunctionNVX(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCuFunctionCreateInfoNVX *t1510 = sbt_vk_t_alloc(f, sizeof(*t1510));
-		sbt_vk_f_VkCuFunctionCreateInfoNVX(f, &(t1510[0]), depth + 1);
-		s->pCreateInfo = t1510;
+		VkCuFunctionCreateInfoNVX *t1512 = sbt_vk_t_alloc(f, sizeof(*t1512));
+		sbt_vk_f_VkCuFunctionCreateInfoNVX(f, &(t1512[0]), depth + 1);
+		s->pCreateInfo = t1512;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1511 = sbt_vk_t_alloc(f, sizeof(*t1511));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1511[0]), depth + 1);
-		s->pAllocator = t1511;
+		VkAllocationCallbacks *t1513 = sbt_vk_t_alloc(f, sizeof(*t1513));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1513[0]), depth + 1);
+		s->pAllocator = t1513;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCuFunctionNVX *t1512 = sbt_vk_t_alloc(f, sizeof(*t1512));
-		t1512[0] = (VkCuFunctionNVX)(uintptr_t)sbt_vk_t_handle(f);
-		s->pFunction = t1512;
+		VkCuFunctionNVX *t1514 = sbt_vk_t_alloc(f, sizeof(*t1514));
+		t1514[0] = (VkCuFunctionNVX)(uintptr_t)sbt_vk_t_handle(f);
+		s->pFunction = t1514;
 	}
 }
 
@@ -53305,9 +53307,9 @@ static void sbt_vk_fa_vkDestroyCuModuleNVX(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->module = (VkCuModuleNVX)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1513 = sbt_vk_t_alloc(f, sizeof(*t1513));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1513[0]), depth + 1);
-		s->pAllocator = t1513;
+		VkAllocationCallbacks *t1515 = sbt_vk_t_alloc(f, sizeof(*t1515));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1515[0]), depth + 1);
+		s->pAllocator = t1515;
 	}
 }
 
@@ -53335,9 +53337,9 @@ static void sbt_vk_fa_vkDestroyCuFunctionNVX(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->function = (VkCuFunctionNVX)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1514 = sbt_vk_t_alloc(f, sizeof(*t1514));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1514[0]), depth + 1);
-		s->pAllocator = t1514;
+		VkAllocationCallbacks *t1516 = sbt_vk_t_alloc(f, sizeof(*t1516));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1516[0]), depth + 1);
+		s->pAllocator = t1516;
 	}
 }
 
@@ -53365,9 +53367,9 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->layout = (VkDescriptorSetLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeviceSize *t1515 = sbt_vk_t_alloc(f, sizeof(*t1515));
-		t1515[0] = (VkDeviceSize)sbt_vk_t_rand(f);
-		s->pLayoutSizeInBytes = t1515;
+		VkDeviceSize *t1517 = sbt_vk_t_alloc(f, sizeof(*t1517));
+		t1517[0] = (VkDeviceSize)sbt_vk_t_rand(f);
+		s->pLayoutSizeInBytes = t1517;
 	}
 }
 
@@ -53396,9 +53398,9 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutBindingOffsetEXT(sbt_vk_t *f, void
 	s->layout = (VkDescriptorSetLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->binding = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeviceSize *t1516 = sbt_vk_t_alloc(f, sizeof(*t1516));
-		t1516[0] = (VkDeviceSize)sbt_vk_t_rand(f);
-		s->pOffset = t1516;
+		VkDeviceSize *t1518 = sbt_vk_t_alloc(f, sizeof(*t1518));
+		t1518[0] = (VkDeviceSize)sbt_vk_t_rand(f);
+		s->pOffset = t1518;
 	}
 }
 
@@ -53428,9 +53430,9 @@ static void sbt_vk_fa_vkGetDescriptorEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dataSize = (size_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDescriptorGetInfoEXT *t1517 = sbt_vk_t_alloc(f, sizeof(*t1517));
-		sbt_vk_f_VkDescriptorGetInfoEXT(f, &(t1517[0]), depth + 1);
-		s->pDescriptorInfo = t1517;
+		VkDescriptorGetInfoEXT *t1519 = sbt_vk_t_alloc(f, sizeof(*t1519));
+		sbt_vk_f_VkDescriptorGetInfoEXT(f, &(t1519[0]), depth + 1);
+		s->pDescriptorInfo = t1519;
 	}
 	s->pDescriptor = sbt_vk_t_blob(f, (size_t)((uint64_t)s->dataSize));
 }
@@ -53463,12 +53465,12 @@ static void sbt_vk_fa_vkCmdBindDescriptorBuffersEXT(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1520 = (uint64_t)s->bufferCount;
-		VkDescriptorBufferBindingInfoEXT *t1518 = sbt_vk_t_alloc(f, n1520 * sizeof(*t1518));
-		for (uint64_t i1519 = 0; i1519 < n1520; i1519++) {
-			sbt_vk_f_VkDescriptorBufferBindingInfoEXT(f, &(t1518[i1519]), depth + 1);
+		const uint64_t n1522 = (uint64_t)s->bufferCount;
+		VkDescriptorBufferBindingInfoEXT *t1520 = sbt_vk_t_alloc(f, n1522 * sizeof(*t1520));
+		for (uint64_t i1521 = 0; i1521 < n1522; i1521++) {
+			sbt_vk_f_VkDescriptorBufferBindingInfoEXT(f, &(t1520[i1521]), depth + 1);
 		}
-		s->pBindingInfos = t1518;
+		s->pBindingInfos = t1520;
 	}
 }
 
@@ -53487,8 +53489,8 @@ static int sbt_vk_ca_vkCmdBindDescriptorBuffersEXT(sbt_vk_c *c, const void *va, 
 		if (!a->pBindingInfos != !b->pBindingInfos)
 			return sbt_vk_t_fail(c, "vkCmdBindDescriptorBuffersEXT.pBindingInfos");
 		if (a->pBindingInfos)
-			for (uint64_t i1521 = 0; i1521 < (uint64_t)a->bufferCount; i1521++)
-				if (sbt_vk_c_VkDescriptorBufferBindingInfoEXT(c, &(a->pBindingInfos[i1521]), &(b->pBindingInfos[i1521]), 1))
+			for (uint64_t i1523 = 0; i1523 < (uint64_t)a->bufferCount; i1523++)
+				if (sbt_vk_c_VkDescriptorBufferBindingInfoEXT(c, &(a->pBindingInfos[i1523]), &(b->pBindingInfos[i1523]), 1))
 					return sbt_vk_t_fail(c, "vkCmdBindDescriptorBuffersEXT.pBindingInfos");
 	}
 	return 0;
@@ -53506,20 +53508,20 @@ static void sbt_vk_fa_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_t *f, void *vs)
 	s->firstSet = (uint32_t)sbt_vk_t_rand(f);
 	s->setCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1524 = (uint64_t)s->setCount;
-		uint32_t *t1522 = sbt_vk_t_alloc(f, n1524 * sizeof(*t1522));
-		for (uint64_t i1523 = 0; i1523 < n1524; i1523++) {
-			t1522[i1523] = (uint32_t)sbt_vk_t_rand(f);
+		const uint64_t n1526 = (uint64_t)s->setCount;
+		uint32_t *t1524 = sbt_vk_t_alloc(f, n1526 * sizeof(*t1524));
+		for (uint64_t i1525 = 0; i1525 < n1526; i1525++) {
+			t1524[i1525] = (uint32_t)sbt_vk_t_rand(f);
 		}
-		s->pBufferIndices = t1522;
+		s->pBufferIndices = t1524;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1527 = (uint64_t)s->setCount;
-		VkDeviceSize *t1525 = sbt_vk_t_alloc(f, n1527 * sizeof(*t1525));
-		for (uint64_t i1526 = 0; i1526 < n1527; i1526++) {
-			t1525[i1526] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1529 = (uint64_t)s->setCount;
+		VkDeviceSize *t1527 = sbt_vk_t_alloc(f, n1529 * sizeof(*t1527));
+		for (uint64_t i1528 = 0; i1528 < n1529; i1528++) {
+			t1527[i1528] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pOffsets = t1525;
+		s->pOffsets = t1527;
 	}
 }
 
@@ -53647,9 +53649,9 @@ static void sbt_vk_fa_vkGetDrmDisplayEXT(sbt_vk_t *f, void *vs)
 	s->connectorId = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDisplayKHR *t1528 = sbt_vk_t_alloc(f, sizeof(*t1528));
-		t1528[0] = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->display = t1528;
+		VkDisplayKHR *t1530 = sbt_vk_t_alloc(f, sizeof(*t1530));
+		t1530[0] = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->display = t1530;
 	}
 }
 
@@ -53710,9 +53712,9 @@ static void sbt_vk_fa_vkCmdBeginRendering(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkRenderingInfo *t1529 = sbt_vk_t_alloc(f, sizeof(*t1529));
-		sbt_vk_f_VkRenderingInfo(f, &(t1529[0]), depth + 1);
-		s->pRenderingInfo = t1529;
+		VkRenderingInfo *t1531 = sbt_vk_t_alloc(f, sizeof(*t1531));
+		sbt_vk_f_VkRenderingInfo(f, &(t1531[0]), depth + 1);
+		s->pRenderingInfo = t1531;
 	}
 }
 
@@ -53755,14 +53757,14 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_t *f, 
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkDescriptorSetBindingReferenceVALVE *t1530 = sbt_vk_t_alloc(f, sizeof(*t1530));
-		sbt_vk_f_VkDescriptorSetBindingReferenceVALVE(f, &(t1530[0]), depth + 1);
-		s->pBindingReference = t1530;
+		VkDescriptorSetBindingReferenceVALVE *t1532 = sbt_vk_t_alloc(f, sizeof(*t1532));
+		sbt_vk_f_VkDescriptorSetBindingReferenceVALVE(f, &(t1532[0]), depth + 1);
+		s->pBindingReference = t1532;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDescriptorSetLayoutHostMappingInfoVALVE *t1531 = sbt_vk_t_alloc(f, sizeof(*t1531));
-		sbt_vk_f_VkDescriptorSetLayoutHostMappingInfoVALVE(f, &(t1531[0]), depth + 1);
-		s->pHostMapping = t1531;
+		VkDescriptorSetLayoutHostMappingInfoVALVE *t1533 = sbt_vk_t_alloc(f, sizeof(*t1533));
+		sbt_vk_f_VkDescriptorSetLayoutHostMappingInfoVALVE(f, &(t1533[0]), depth + 1);
+		s->pHostMapping = t1533;
 	}
 }
 
@@ -53792,9 +53794,9 @@ static void sbt_vk_fa_vkGetDescriptorSetHostMappingVALVE(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->descriptorSet = (VkDescriptorSet)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		void* *t1532 = sbt_vk_t_alloc(f, sizeof(*t1532));
-		t1532[0] = (void*)(uintptr_t)sbt_vk_t_rand(f);
-		s->ppData = t1532;
+		void* *t1534 = sbt_vk_t_alloc(f, sizeof(*t1534));
+		t1534[0] = (void*)(uintptr_t)sbt_vk_t_rand(f);
+		s->ppData = t1534;
 	}
 }
 
@@ -53822,19 +53824,19 @@ static void sbt_vk_fa_vkCreateMicromapEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkMicromapCreateInfoEXT *t1533 = sbt_vk_t_alloc(f, sizeof(*t1533));
-		sbt_vk_f_VkMicromapCreateInfoEXT(f, &(t1533[0]), depth + 1);
-		s->pCreateInfo = t1533;
+		VkMicromapCreateInfoEXT *t1535 = sbt_vk_t_alloc(f, sizeof(*t1535));
+		sbt_vk_f_VkMicromapCreateInfoEXT(f, &(t1535[0]), depth + 1);
+		s->pCreateInfo = t1535;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1534 = sbt_vk_t_alloc(f, sizeof(*t1534));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1534[0]), depth + 1);
-		s->pAllocator = t1534;
+		VkAllocationCallbacks *t1536 = sbt_vk_t_alloc(f, sizeof(*t1536));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1536[0]), depth + 1);
+		s->pAllocator = t1536;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMicromapEXT *t1535 = sbt_vk_t_alloc(f, sizeof(*t1535));
-		t1535[0] = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
-		s->pMicromap = t1535;
+		VkMicromapEXT *t1537 = sbt_vk_t_alloc(f, sizeof(*t1537));
+		t1537[0] = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
+		s->pMicromap = t1537;
 	}
 }
 
@@ -53870,12 +53872,12 @@ static void sbt_vk_fa_vkCmdBuildMicromapsEXT(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->infoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1538 = (uint64_t)s->infoCount;
-		VkMicromapBuildInfoEXT *t1536 = sbt_vk_t_alloc(f, n1538 * sizeof(*t1536));
-		for (uint64_t i1537 = 0; i1537 < n1538; i1537++) {
-			sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1536[i1537]), depth + 1);
+		const uint64_t n1540 = (uint64_t)s->infoCount;
+		VkMicromapBuildInfoEXT *t1538 = sbt_vk_t_alloc(f, n1540 * sizeof(*t1538));
+		for (uint64_t i1539 = 0; i1539 < n1540; i1539++) {
+			sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1538[i1539]), depth + 1);
 		}
-		s->pInfos = t1536;
+		s->pInfos = t1538;
 	}
 }
 
@@ -53894,8 +53896,8 @@ static int sbt_vk_ca_vkCmdBuildMicromapsEXT(sbt_vk_c *c, const void *va, const v
 		if (!a->pInfos != !b->pInfos)
 			return sbt_vk_t_fail(c, "vkCmdBuildMicromapsEXT.pInfos");
 		if (a->pInfos)
-			for (uint64_t i1539 = 0; i1539 < (uint64_t)a->infoCount; i1539++)
-				if (sbt_vk_c_VkMicromapBuildInfoEXT(c, &(a->pInfos[i1539]), &(b->pInfos[i1539]), 1))
+			for (uint64_t i1541 = 0; i1541 < (uint64_t)a->infoCount; i1541++)
+				if (sbt_vk_c_VkMicromapBuildInfoEXT(c, &(a->pInfos[i1541]), &(b->pInfos[i1541]), 1))
 					return sbt_vk_t_fail(c, "vkCmdBuildMicromapsEXT.pInfos");
 	}
 	return 0;
@@ -53912,12 +53914,12 @@ static void sbt_vk_fa_vkBuildMicromapsEXT(sbt_vk_t *f, void *vs)
 	s->infoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1542 = (uint64_t)s->infoCount;
-		VkMicromapBuildInfoEXT *t1540 = sbt_vk_t_alloc(f, n1542 * sizeof(*t1540));
-		for (uint64_t i1541 = 0; i1541 < n1542; i1541++) {
-			sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1540[i1541]), depth + 1);
+		const uint64_t n1544 = (uint64_t)s->infoCount;
+		VkMicromapBuildInfoEXT *t1542 = sbt_vk_t_alloc(f, n1544 * sizeof(*t1542));
+		for (uint64_t i1543 = 0; i1543 < n1544; i1543++) {
+			sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1542[i1543]), depth + 1);
 		}
-		s->pInfos = t1540;
+		s->pInfos = t1542;
 	}
 }
 
@@ -53938,8 +53940,8 @@ static int sbt_vk_ca_vkBuildMicromapsEXT(sbt_vk_c *c, const void *va, const void
 		if (!a->pInfos != !b->pInfos)
 			return sbt_vk_t_fail(c, "vkBuildMicromapsEXT.pInfos");
 		if (a->pInfos)
-			for (uint64_t i1543 = 0; i1543 < (uint64_t)a->infoCount; i1543++)
-				if (sbt_vk_c_VkMicromapBuildInfoEXT(c, &(a->pInfos[i1543]), &(b->pInfos[i1543]), 1))
+			for (uint64_t i1545 = 0; i1545 < (uint64_t)a->infoCount; i1545++)
+				if (sbt_vk_c_VkMicromapBuildInfoEXT(c, &(a->pInfos[i1545]), &(b->pInfos[i1545]), 1))
 					return sbt_vk_t_fail(c, "vkBuildMicromapsEXT.pInfos");
 	}
 	if ((a->ret) != (b->ret))
@@ -53956,9 +53958,9 @@ static void sbt_vk_fa_vkDestroyMicromapEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->micromap = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1544 = sbt_vk_t_alloc(f, sizeof(*t1544));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1544[0]), depth + 1);
-		s->pAllocator = t1544;
+		VkAllocationCallbacks *t1546 = sbt_vk_t_alloc(f, sizeof(*t1546));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1546[0]), depth + 1);
+		s->pAllocator = t1546;
 	}
 }
 
@@ -53985,9 +53987,9 @@ static void sbt_vk_fa_vkCmdCopyMicromapEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyMicromapInfoEXT *t1545 = sbt_vk_t_alloc(f, sizeof(*t1545));
-		sbt_vk_f_VkCopyMicromapInfoEXT(f, &(t1545[0]), depth + 1);
-		s->pInfo = t1545;
+		VkCopyMicromapInfoEXT *t1547 = sbt_vk_t_alloc(f, sizeof(*t1547));
+		sbt_vk_f_VkCopyMicromapInfoEXT(f, &(t1547[0]), depth + 1);
+		s->pInfo = t1547;
 	}
 }
 
@@ -54014,9 +54016,9 @@ static void sbt_vk_fa_vkCopyMicromapEXT(sbt_vk_t *f, void *vs)
 	s->deferredOperation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyMicromapInfoEXT *t1546 = sbt_vk_t_alloc(f, sizeof(*t1546));
-		sbt_vk_f_VkCopyMicromapInfoEXT(f, &(t1546[0]), depth + 1);
-		s->pInfo = t1546;
+		VkCopyMicromapInfoEXT *t1548 = sbt_vk_t_alloc(f, sizeof(*t1548));
+		sbt_vk_f_VkCopyMicromapInfoEXT(f, &(t1548[0]), depth + 1);
+		s->pInfo = t1548;
 	}
 }
 
@@ -54045,9 +54047,9 @@ static void sbt_vk_fa_vkCmdCopyMicromapToMemoryEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyMicromapToMemoryInfoEXT *t1547 = sbt_vk_t_alloc(f, sizeof(*t1547));
-		sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(f, &(t1547[0]), depth + 1);
-		s->pInfo = t1547;
+		VkCopyMicromapToMemoryInfoEXT *t1549 = sbt_vk_t_alloc(f, sizeof(*t1549));
+		sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(f, &(t1549[0]), depth + 1);
+		s->pInfo = t1549;
 	}
 }
 
@@ -54074,9 +54076,9 @@ static void sbt_vk_fa_vkCopyMicromapToMemoryEXT(sbt_vk_t *f, void *vs)
 	s->deferredOperation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyMicromapToMemoryInfoEXT *t1548 = sbt_vk_t_alloc(f, sizeof(*t1548));
-		sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(f, &(t1548[0]), depth + 1);
-		s->pInfo = t1548;
+		VkCopyMicromapToMemoryInfoEXT *t1550 = sbt_vk_t_alloc(f, sizeof(*t1550));
+		sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(f, &(t1550[0]), depth + 1);
+		s->pInfo = t1550;
 	}
 }
 
@@ -54105,9 +54107,9 @@ static void sbt_vk_fa_vkCmdCopyMemoryToMicromapEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyMemoryToMicromapInfoEXT *t1549 = sbt_vk_t_alloc(f, sizeof(*t1549));
-		sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(f, &(t1549[0]), depth + 1);
-		s->pInfo = t1549;
+		VkCopyMemoryToMicromapInfoEXT *t1551 = sbt_vk_t_alloc(f, sizeof(*t1551));
+		sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(f, &(t1551[0]), depth + 1);
+		s->pInfo = t1551;
 	}
 }
 
@@ -54134,9 +54136,9 @@ static void sbt_vk_fa_vkCopyMemoryToMicromapEXT(sbt_vk_t *f, void *vs)
 	s->deferredOperation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkCopyMemoryToMicromapInfoEXT *t1550 = sbt_vk_t_alloc(f, sizeof(*t1550));
-		sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(f, &(t1550[0]), depth + 1);
-		s->pInfo = t1550;
+		VkCopyMemoryToMicromapInfoEXT *t1552 = sbt_vk_t_alloc(f, sizeof(*t1552));
+		sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(f, &(t1552[0]), depth + 1);
+		s->pInfo = t1552;
 	}
 }
 
@@ -54169,12 +54171,12 @@ static void sbt_vk_fa_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_t *f, void *vs)
 	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1553 = (uint64_t)s->micromapCount;
-		VkMicromapEXT *t1551 = sbt_vk_t_alloc(f, n1553 * sizeof(*t1551));
-		for (uint64_t i1552 = 0; i1552 < n1553; i1552++) {
-			t1551[i1552] = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+		const uint64_t n1555 = (uint64_t)s->micromapCount;
+		VkMicromapEXT *t1553 = sbt_vk_t_alloc(f, n1555 * sizeof(*t1553));
+		for (uint64_t i1554 = 0; i1554 < n1555; i1554++) {
+			t1553[i1554] = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
-		s->pMicromaps = t1551;
+		s->pMicromaps = t1553;
 	}
 }
 
@@ -54193,8 +54195,8 @@ static int sbt_vk_ca_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_c *c, const void *v
 		if (!a->pMicromaps != !b->pMicromaps)
 			return sbt_vk_t_fail(c, "vkCmdWriteMicromapsPropertiesEXT.pMicromaps");
 		if (a->pMicromaps)
-			for (uint64_t i1554 = 0; i1554 < (uint64_t)a->micromapCount; i1554++)
-				if ((uint64_t)(uintptr_t)(b->pMicromaps[i1554]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pMicromaps[i1554]), 1))
+			for (uint64_t i1556 = 0; i1556 < (uint64_t)a->micromapCount; i1556++)
+				if ((uint64_t)(uintptr_t)(b->pMicromaps[i1556]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pMicromaps[i1556]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWriteMicromapsPropertiesEXT.pMicromaps");
 	}
 	if ((a->queryType) != (b->queryType))
@@ -54219,12 +54221,12 @@ static void sbt_vk_fa_vkWriteMicromapsPropertiesEXT(sbt_vk_t *f, void *vs)
 	s->stride = (size_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		const uint64_t n1557 = (uint64_t)s->micromapCount;
-		VkMicromapEXT *t1555 = sbt_vk_t_alloc(f, n1557 * sizeof(*t1555));
-		for (uint64_t i1556 = 0; i1556 < n1557; i1556++) {
-			t1555[i1556] = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+		const uint64_t n1559 = (uint64_t)s->micromapCount;
+		VkMicromapEXT *t1557 = sbt_vk_t_alloc(f, n1559 * sizeof(*t1557));
+		for (uint64_t i1558 = 0; i1558 < n1559; i1558++) {
+			t1557[i1558] = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
-		s->pMicromaps = t1555;
+		s->pMicromaps = t1557;
 	}
 	s->pData = sbt_vk_t_blob(f, (size_t)((uint64_t)s->dataSize));
 }
@@ -54244,8 +54246,8 @@ static int sbt_vk_ca_vkWriteMicromapsPropertiesEXT(sbt_vk_c *c, const void *va, 
 		if (!a->pMicromaps != !b->pMicromaps)
 			return sbt_vk_t_fail(c, "vkWriteMicromapsPropertiesEXT.pMicromaps");
 		if (a->pMicromaps)
-			for (uint64_t i1558 = 0; i1558 < (uint64_t)a->micromapCount; i1558++)
-				if ((uint64_t)(uintptr_t)(b->pMicromaps[i1558]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pMicromaps[i1558]), 1))
+			for (uint64_t i1560 = 0; i1560 < (uint64_t)a->micromapCount; i1560++)
+				if ((uint64_t)(uintptr_t)(b->pMicromaps[i1560]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pMicromaps[i1560]), 1))
 					return sbt_vk_t_fail(c, "vkWriteMicromapsPropertiesEXT.pMicromaps");
 	}
 	if ((a->queryType) != (b->queryType))
@@ -54271,14 +54273,14 @@ static void sbt_vk_fa_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkMicromapVersionInfoEXT *t1559 = sbt_vk_t_alloc(f, sizeof(*t1559));
-		sbt_vk_f_VkMicromapVersionInfoEXT(f, &(t1559[0]), depth + 1);
-		s->pVersionInfo = t1559;
+		VkMicromapVersionInfoEXT *t1561 = sbt_vk_t_alloc(f, sizeof(*t1561));
+		sbt_vk_f_VkMicromapVersionInfoEXT(f, &(t1561[0]), depth + 1);
+		s->pVersionInfo = t1561;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureCompatibilityKHR *t1560 = sbt_vk_t_alloc(f, sizeof(*t1560));
-		t1560[0] = (VkAccelerationStructureCompatibilityKHR)(int32_t)sbt_vk_t_rand(f);
-		s->pCompatibility = t1560;
+		VkAccelerationStructureCompatibilityKHR *t1562 = sbt_vk_t_alloc(f, sizeof(*t1562));
+		t1562[0] = (VkAccelerationStructureCompatibilityKHR)(int32_t)sbt_vk_t_rand(f);
+		s->pCompatibility = t1562;
 	}
 }
 
@@ -54308,14 +54310,14 @@ static void sbt_vk_fa_vkGetMicromapBuildSizesEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->buildType = (VkAccelerationStructureBuildTypeKHR)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkMicromapBuildInfoEXT *t1561 = sbt_vk_t_alloc(f, sizeof(*t1561));
-		sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1561[0]), depth + 1);
-		s->pBuildInfo = t1561;
+		VkMicromapBuildInfoEXT *t1563 = sbt_vk_t_alloc(f, sizeof(*t1563));
+		sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1563[0]), depth + 1);
+		s->pBuildInfo = t1563;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMicromapBuildSizesInfoEXT *t1562 = sbt_vk_t_alloc(f, sizeof(*t1562));
-		sbt_vk_f_VkMicromapBuildSizesInfoEXT(f, &(t1562[0]), depth + 1);
-		s->pSizeInfo = t1562;
+		VkMicromapBuildSizesInfoEXT *t1564 = sbt_vk_t_alloc(f, sizeof(*t1564));
+		sbt_vk_f_VkMicromapBuildSizesInfoEXT(f, &(t1564[0]), depth + 1);
+		s->pSizeInfo = t1564;
 	}
 }
 
@@ -54347,9 +54349,9 @@ static void sbt_vk_fa_vkGetShaderModuleIdentifierEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->shaderModule = (VkShaderModule)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkShaderModuleIdentifierEXT *t1563 = sbt_vk_t_alloc(f, sizeof(*t1563));
-		sbt_vk_f_VkShaderModuleIdentifierEXT(f, &(t1563[0]), depth + 1);
-		s->pIdentifier = t1563;
+		VkShaderModuleIdentifierEXT *t1565 = sbt_vk_t_alloc(f, sizeof(*t1565));
+		sbt_vk_f_VkShaderModuleIdentifierEXT(f, &(t1565[0]), depth + 1);
+		s->pIdentifier = t1565;
 	}
 }
 
@@ -54376,14 +54378,14 @@ static void sbt_vk_fa_vkGetShaderModuleCreateInfoIdentifierEXT(sbt_vk_t *f, void
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkShaderModuleCreateInfo *t1564 = sbt_vk_t_alloc(f, sizeof(*t1564));
-		sbt_vk_f_VkShaderModuleCreateInfo(f, &(t1564[0]), depth + 1);
-		s->pCreateInfo = t1564;
+		VkShaderModuleCreateInfo *t1566 = sbt_vk_t_alloc(f, sizeof(*t1566));
+		sbt_vk_f_VkShaderModuleCreateInfo(f, &(t1566[0]), depth + 1);
+		s->pCreateInfo = t1566;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkShaderModuleIdentifierEXT *t1565 = sbt_vk_t_alloc(f, sizeof(*t1565));
-		sbt_vk_f_VkShaderModuleIdentifierEXT(f, &(t1565[0]), depth + 1);
-		s->pIdentifier = t1565;
+		VkShaderModuleIdentifierEXT *t1567 = sbt_vk_t_alloc(f, sizeof(*t1567));
+		sbt_vk_f_VkShaderModuleIdentifierEXT(f, &(t1567[0]), depth + 1);
+		s->pIdentifier = t1567;
 	}
 }
 
@@ -54413,14 +54415,14 @@ static void sbt_vk_fa_vkGetImageSubresourceLayout2EXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkImageSubresource2EXT *t1566 = sbt_vk_t_alloc(f, sizeof(*t1566));
-		sbt_vk_f_VkImageSubresource2EXT(f, &(t1566[0]), depth + 1);
-		s->pSubresource = t1566;
+		VkImageSubresource2EXT *t1568 = sbt_vk_t_alloc(f, sizeof(*t1568));
+		sbt_vk_f_VkImageSubresource2EXT(f, &(t1568[0]), depth + 1);
+		s->pSubresource = t1568;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSubresourceLayout2EXT *t1567 = sbt_vk_t_alloc(f, sizeof(*t1567));
-		sbt_vk_f_VkSubresourceLayout2EXT(f, &(t1567[0]), depth + 1);
-		s->pLayout = t1567;
+		VkSubresourceLayout2EXT *t1569 = sbt_vk_t_alloc(f, sizeof(*t1569));
+		sbt_vk_f_VkSubresourceLayout2EXT(f, &(t1569[0]), depth + 1);
+		s->pLayout = t1569;
 	}
 }
 
@@ -54452,14 +54454,14 @@ static void sbt_vk_fa_vkGetPipelinePropertiesEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkPipelineInfoKHR *t1568 = sbt_vk_t_alloc(f, sizeof(*t1568));
-		sbt_vk_f_VkPipelineInfoKHR(f, &(t1568[0]), depth + 1);
-		s->pPipelineInfo = t1568;
+		VkPipelineInfoKHR *t1570 = sbt_vk_t_alloc(f, sizeof(*t1570));
+		sbt_vk_f_VkPipelineInfoKHR(f, &(t1570[0]), depth + 1);
+		s->pPipelineInfo = t1570;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkBaseOutStructure *t1569 = sbt_vk_t_alloc(f, sizeof(*t1569));
-		sbt_vk_f_VkBaseOutStructure(f, &(t1569[0]), depth + 1);
-		s->pPipelineProperties = t1569;
+		VkBaseOutStructure *t1571 = sbt_vk_t_alloc(f, sizeof(*t1571));
+		sbt_vk_f_VkBaseOutStructure(f, &(t1571[0]), depth + 1);
+		s->pPipelineProperties = t1571;
 	}
 }
 
@@ -54492,17 +54494,17 @@ static void sbt_vk_fa_vkGetFramebufferTilePropertiesQCOM(sbt_vk_t *f, void *vs)
 	s->framebuffer = (VkFramebuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1570 = sbt_vk_t_alloc(f, sizeof(*t1570));
-		t1570[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPropertiesCount = t1570;
+		uint32_t *t1572 = sbt_vk_t_alloc(f, sizeof(*t1572));
+		t1572[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPropertiesCount = t1572;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1573 = (s->pPropertiesCount ? (uint64_t)*s->pPropertiesCount : 0);
-		VkTilePropertiesQCOM *t1571 = sbt_vk_t_alloc(f, n1573 * sizeof(*t1571));
-		for (uint64_t i1572 = 0; i1572 < n1573; i1572++) {
-			sbt_vk_f_VkTilePropertiesQCOM(f, &(t1571[i1572]), depth + 1);
+		const uint64_t n1575 = (s->pPropertiesCount ? (uint64_t)*s->pPropertiesCount : 0);
+		VkTilePropertiesQCOM *t1573 = sbt_vk_t_alloc(f, n1575 * sizeof(*t1573));
+		for (uint64_t i1574 = 0; i1574 < n1575; i1574++) {
+			sbt_vk_f_VkTilePropertiesQCOM(f, &(t1573[i1574]), depth + 1);
 		}
-		s->pProperties = t1571;
+		s->pProperties = t1573;
 	}
 }
 
@@ -54521,8 +54523,8 @@ static int sbt_vk_ca_vkGetFramebufferTilePropertiesQCOM(sbt_vk_c *c, const void 
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetFramebufferTilePropertiesQCOM.pProperties");
 	if (a->pProperties)
-		for (uint64_t i1574 = 0; i1574 < (a->pPropertiesCount ? (uint64_t)*a->pPropertiesCount : 0); i1574++)
-			if (sbt_vk_c_VkTilePropertiesQCOM(c, &(a->pProperties[i1574]), &(b->pProperties[i1574]), 0))
+		for (uint64_t i1576 = 0; i1576 < (a->pPropertiesCount ? (uint64_t)*a->pPropertiesCount : 0); i1576++)
+			if (sbt_vk_c_VkTilePropertiesQCOM(c, &(a->pProperties[i1576]), &(b->pProperties[i1576]), 0))
 				return sbt_vk_t_fail(c, "vkGetFramebufferTilePropertiesQCOM.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetFramebufferTilePropertiesQCOM.ret");
@@ -54538,14 +54540,14 @@ static void sbt_vk_fa_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_t *f, void 
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkRenderingInfo *t1575 = sbt_vk_t_alloc(f, sizeof(*t1575));
-		sbt_vk_f_VkRenderingInfo(f, &(t1575[0]), depth + 1);
-		s->pRenderingInfo = t1575;
+		VkRenderingInfo *t1577 = sbt_vk_t_alloc(f, sizeof(*t1577));
+		sbt_vk_f_VkRenderingInfo(f, &(t1577[0]), depth + 1);
+		s->pRenderingInfo = t1577;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkTilePropertiesQCOM *t1576 = sbt_vk_t_alloc(f, sizeof(*t1576));
-		sbt_vk_f_VkTilePropertiesQCOM(f, &(t1576[0]), depth + 1);
-		s->pProperties = t1576;
+		VkTilePropertiesQCOM *t1578 = sbt_vk_t_alloc(f, sizeof(*t1578));
+		sbt_vk_f_VkTilePropertiesQCOM(f, &(t1578[0]), depth + 1);
+		s->pProperties = t1578;
 	}
 }
 
@@ -54577,22 +54579,22 @@ static void sbt_vk_fa_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_vk_t *f, 
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkOpticalFlowImageFormatInfoNV *t1577 = sbt_vk_t_alloc(f, sizeof(*t1577));
-		sbt_vk_f_VkOpticalFlowImageFormatInfoNV(f, &(t1577[0]), depth + 1);
-		s->pOpticalFlowImageFormatInfo = t1577;
+		VkOpticalFlowImageFormatInfoNV *t1579 = sbt_vk_t_alloc(f, sizeof(*t1579));
+		sbt_vk_f_VkOpticalFlowImageFormatInfoNV(f, &(t1579[0]), depth + 1);
+		s->pOpticalFlowImageFormatInfo = t1579;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1578 = sbt_vk_t_alloc(f, sizeof(*t1578));
-		t1578[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pFormatCount = t1578;
+		uint32_t *t1580 = sbt_vk_t_alloc(f, sizeof(*t1580));
+		t1580[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pFormatCount = t1580;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1581 = (s->pFormatCount ? (uint64_t)*s->pFormatCount : 0);
-		VkOpticalFlowImageFormatPropertiesNV *t1579 = sbt_vk_t_alloc(f, n1581 * sizeof(*t1579));
-		for (uint64_t i1580 = 0; i1580 < n1581; i1580++) {
-			sbt_vk_f_VkOpticalFlowImageFormatPropertiesNV(f, &(t1579[i1580]), depth + 1);
+		const uint64_t n1583 = (s->pFormatCount ? (uint64_t)*s->pFormatCount : 0);
+		VkOpticalFlowImageFormatPropertiesNV *t1581 = sbt_vk_t_alloc(f, n1583 * sizeof(*t1581));
+		for (uint64_t i1582 = 0; i1582 < n1583; i1582++) {
+			sbt_vk_f_VkOpticalFlowImageFormatPropertiesNV(f, &(t1581[i1582]), depth + 1);
 		}
-		s->pImageFormatProperties = t1579;
+		s->pImageFormatProperties = t1581;
 	}
 }
 
@@ -54613,8 +54615,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_vk_c *c, c
 	if (!a->pImageFormatProperties != !b->pImageFormatProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.pImageFormatProperties");
 	if (a->pImageFormatProperties)
-		for (uint64_t i1582 = 0; i1582 < (a->pFormatCount ? (uint64_t)*a->pFormatCount : 0); i1582++)
-			if (sbt_vk_c_VkOpticalFlowImageFormatPropertiesNV(c, &(a->pImageFormatProperties[i1582]), &(b->pImageFormatProperties[i1582]), 0))
+		for (uint64_t i1584 = 0; i1584 < (a->pFormatCount ? (uint64_t)*a->pFormatCount : 0); i1584++)
+			if (sbt_vk_c_VkOpticalFlowImageFormatPropertiesNV(c, &(a->pImageFormatProperties[i1584]), &(b->pImageFormatProperties[i1584]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.pImageFormatProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.ret");
@@ -54630,19 +54632,19 @@ static void sbt_vk_fa_vkCreateOpticalFlowSessionNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkOpticalFlowSessionCreateInfoNV *t1583 = sbt_vk_t_alloc(f, sizeof(*t1583));
-		sbt_vk_f_VkOpticalFlowSessionCreateInfoNV(f, &(t1583[0]), depth + 1);
-		s->pCreateInfo = t1583;
+		VkOpticalFlowSessionCreateInfoNV *t1585 = sbt_vk_t_alloc(f, sizeof(*t1585));
+		sbt_vk_f_VkOpticalFlowSessionCreateInfoNV(f, &(t1585[0]), depth + 1);
+		s->pCreateInfo = t1585;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1584 = sbt_vk_t_alloc(f, sizeof(*t1584));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1584[0]), depth + 1);
-		s->pAllocator = t1584;
+		VkAllocationCallbacks *t1586 = sbt_vk_t_alloc(f, sizeof(*t1586));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1586[0]), depth + 1);
+		s->pAllocator = t1586;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkOpticalFlowSessionNV *t1585 = sbt_vk_t_alloc(f, sizeof(*t1585));
-		t1585[0] = (VkOpticalFlowSessionNV)(uintptr_t)sbt_vk_t_handle(f);
-		s->pSession = t1585;
+		VkOpticalFlowSessionNV *t1587 = sbt_vk_t_alloc(f, sizeof(*t1587));
+		t1587[0] = (VkOpticalFlowSessionNV)(uintptr_t)sbt_vk_t_handle(f);
+		s->pSession = t1587;
 	}
 }
 
@@ -54678,9 +54680,9 @@ static void sbt_vk_fa_vkDestroyOpticalFlowSessionNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->session = (VkOpticalFlowSessionNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1586 = sbt_vk_t_alloc(f, sizeof(*t1586));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1586[0]), depth + 1);
-		s->pAllocator = t1586;
+		VkAllocationCallbacks *t1588 = sbt_vk_t_alloc(f, sizeof(*t1588));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1588[0]), depth + 1);
+		s->pAllocator = t1588;
 	}
 }
 
@@ -54741,9 +54743,9 @@ static void sbt_vk_fa_vkCmdOpticalFlowExecuteNV(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->session = (VkOpticalFlowSessionNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkOpticalFlowExecuteInfoNV *t1587 = sbt_vk_t_alloc(f, sizeof(*t1587));
-		sbt_vk_f_VkOpticalFlowExecuteInfoNV(f, &(t1587[0]), depth + 1);
-		s->pExecuteInfo = t1587;
+		VkOpticalFlowExecuteInfoNV *t1589 = sbt_vk_t_alloc(f, sizeof(*t1589));
+		sbt_vk_f_VkOpticalFlowExecuteInfoNV(f, &(t1589[0]), depth + 1);
+		s->pExecuteInfo = t1589;
 	}
 }
 
@@ -54771,9 +54773,9 @@ static void sbt_vk_fa_vkReleaseSwapchainImagesEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
-		VkReleaseSwapchainImagesInfoEXT *t1588 = sbt_vk_t_alloc(f, sizeof(*t1588));
-		sbt_vk_f_VkReleaseSwapchainImagesInfoEXT(f, &(t1588[0]), depth + 1);
-		s->pReleaseInfo = t1588;
+		VkReleaseSwapchainImagesInfoEXT *t1590 = sbt_vk_t_alloc(f, sizeof(*t1590));
+		sbt_vk_f_VkReleaseSwapchainImagesInfoEXT(f, &(t1590[0]), depth + 1);
+		s->pReleaseInfo = t1590;
 	}
 }
 

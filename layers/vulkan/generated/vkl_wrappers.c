@@ -2150,76 +2150,20 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer command
 	vkl_w_vkCmdDrawIndexed_rest(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
 }
 
-VKL_WRAPPER_REST VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT_rest(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
+static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
+	vkl_x->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
 	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawMultiEXT vkl_a;
-		vkl_dev_cache_note(commandBuffer, vkl_x);
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.drawCount = drawCount;
 		vkl_a.pVertexInfo = pVertexInfo;
 		vkl_a.instanceCount = instanceCount;
 		vkl_a.firstInstance = firstInstance;
 		vkl_a.stride = stride;
-		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMultiEXT, &vkl_a, sizeof(vkl_a), vkl_a.pVertexInfo, vkl_a.pVertexInfo ? (size_t)((uint64_t)vkl_a.drawCount) * sizeof(*vkl_a.pVertexInfo) : 0, offsetof(sbt_vk_args_vkCmdDrawMultiEXT, pVertexInfo));
-		vkl_x->table.CmdDrawMultiEXT(vkl_a.commandBuffer, vkl_a.drawCount, vkl_a.pVertexInfo, vkl_a.instanceCount, vkl_a.firstInstance, vkl_a.stride);
-		return;
+		vkl_emit(SBT_VK_CMD_vkCmdDrawMultiEXT, 0, &vkl_a);
 	}
-	vkl_x->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
-}
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT_rec(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
-{
-#ifndef VKL_DISPATCH_ONLY
-	vkl_rec_fast vkl_f;
-	sbt_vk_args_vkCmdDrawMultiEXT *vkl_r = vkl_rec_fast_begin(&vkl_f, SBT_VK_CMD_vkCmdDrawMultiEXT, sizeof(sbt_vk_args_vkCmdDrawMultiEXT), 1);
-	if (vkl_r) {
-		vkl_r->commandBuffer = commandBuffer;
-		vkl_r->drawCount = drawCount;
-		vkl_r->pVertexInfo = pVertexInfo;
-		vkl_r->instanceCount = instanceCount;
-		vkl_r->firstInstance = firstInstance;
-		vkl_r->stride = stride;
-		size_t vkl_n = vkl_r->pVertexInfo ? (size_t)((uint64_t)vkl_r->drawCount) * sizeof(*vkl_r->pVertexInfo) : 0;
-		if (vkl_rec_fast_array(&vkl_f, sizeof(*vkl_r), vkl_r->pVertexInfo, vkl_n) &&
-		    vkl_rec_fast_ready(&vkl_f, commandBuffer)) {
-			vkl_rec_fast_end(&vkl_f, sizeof(sbt_vk_args_vkCmdDrawMultiEXT) + vkl_n);
-			vkl_f.dev->table.CmdDrawMultiEXT(vkl_r->commandBuffer, vkl_r->drawCount, vkl_r->pVertexInfo, vkl_r->instanceCount, vkl_r->firstInstance, vkl_r->stride);
-			return;
-		}
-		vkl_rec_fast_unsealed(vkl_r);
-		vkl_w_vkCmdDrawMultiEXT_rest(vkl_r->commandBuffer, vkl_r->drawCount, vkl_r->pVertexInfo, vkl_r->instanceCount, vkl_r->firstInstance, vkl_r->stride); /* the record left unsealed */
-		return;
-	}
-#endif
-	vkl_w_vkCmdDrawMultiEXT_rest(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
-}
-
-static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawInfoEXT* pVertexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride)
-{
-#ifndef VKL_DISPATCH_ONLY
-	vkl_trim_tls *vkl_t = vkl_trim_self();
-	if (vkl_trim_fast_skip(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMultiEXT)) {
-		vkl_t->fast_dev->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
-		return;
-	}
-	size_t vkl_n = pVertexInfo ? (size_t)((uint64_t)drawCount) * sizeof(*pVertexInfo) : 0;
-	uint8_t *vkl_p = vkl_trim_fast_begin(vkl_t, commandBuffer, SBT_VK_CMD_vkCmdDrawMultiEXT, sizeof(sbt_vk_args_vkCmdDrawMultiEXT), vkl_n);
-	if (vkl_p) {
-		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, commandBuffer), &commandBuffer, sizeof(commandBuffer));
-		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, drawCount), &drawCount, sizeof(drawCount));
-		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, pVertexInfo), &pVertexInfo, sizeof(pVertexInfo));
-		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, instanceCount), &instanceCount, sizeof(instanceCount));
-		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, firstInstance), &firstInstance, sizeof(firstInstance));
-		memcpy(vkl_p + offsetof(sbt_vk_args_vkCmdDrawMultiEXT, stride), &stride, sizeof(stride));
-		vkl_trim_fast_copy(vkl_p + sizeof(sbt_vk_args_vkCmdDrawMultiEXT), pVertexInfo, vkl_n);
-		vkl_trim_fast_end(vkl_t, sizeof(sbt_vk_args_vkCmdDrawMultiEXT) + vkl_n);
-		vkl_t->fast_dev->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
-		return;
-	}
-#endif
-	vkl_w_vkCmdDrawMultiEXT_rest(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
 }
 
 static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiIndexedEXT(VkCommandBuffer commandBuffer, uint32_t drawCount, const VkMultiDrawIndexedInfoEXT* pIndexInfo, uint32_t instanceCount, uint32_t firstInstance, uint32_t stride, const int32_t* pVertexOffset)
@@ -13935,7 +13879,7 @@ const vkl_proc vkl_procs[] = {
 	{"vkCmdDrawMeshTasksIndirectEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectEXT)},
 	{"vkCmdDrawMeshTasksIndirectNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksIndirectNV, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksIndirectNV)},
 	{"vkCmdDrawMeshTasksNV", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksNV, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksNV_rest, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMeshTasksNV_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMeshTasksNV)},
-	{"vkCmdDrawMultiEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiEXT, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMultiEXT)},
+	{"vkCmdDrawMultiEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMultiEXT)},
 	{"vkCmdDrawMultiIndexedEXT", (PFN_vkVoidFunction)vkl_w_vkCmdDrawMultiIndexedEXT, NULL, NULL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdDrawMultiIndexedEXT)},
 	{"vkCmdEndConditionalRenderingEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndConditionalRenderingEXT, (PFN_vkVoidFunction)vkl_w_vkCmdEndConditionalRenderingEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdEndConditionalRenderingEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndConditionalRenderingEXT)},
 	{"vkCmdEndDebugUtilsLabelEXT", (PFN_vkVoidFunction)vkl_w_vkCmdEndDebugUtilsLabelEXT, (PFN_vkVoidFunction)vkl_w_vkCmdEndDebugUtilsLabelEXT_rest, (PFN_vkVoidFunction)vkl_w_vkCmdEndDebugUtilsLabelEXT_rec, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CmdEndDebugUtilsLabelEXT)},
