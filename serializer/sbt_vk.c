@@ -89,14 +89,16 @@ sbt_vk_status sbt_vk_put_rawarr_strided(sbt_vk_e *e, const void *ptr, uint64_t c
                                         size_t elsize, size_t stride)
 {
 	uint8_t small[256], *packed;
-	size_t bytes = (size_t)count * elsize;
+	size_t bytes;
 	sbt_vk_status st;
 	if (!ptr || !count || stride == elsize)
 		return sbt_vk_put_rawarr(e, ptr, count, elsize);
 	/* a stride under the element's size (invalid usage) overlaps
-	 * elements: gathered all the same, as the driver would read them */
+	 * elements: gathered all the same, as the driver would read them;
+	 * the blob store copies the packed bytes at once (cap_blob) */
 	if (count > SIZE_MAX / elsize)
 		return SBT_VK_ERR_NOMEM;
+	bytes = (size_t)count * elsize;
 	packed = bytes <= sizeof(small) ? small : malloc(bytes);
 	if (!packed)
 		return SBT_VK_ERR_NOMEM;
