@@ -24,6 +24,7 @@ same kinds for each of the five walks (encode, decode, print, fill, compare),
 so the five cannot disagree about a member.
 """
 
+import copy
 import re
 import sys
 
@@ -76,6 +77,13 @@ class Kind:
         self.absent = None  # what an ignored member is written as
         self.stride = None  # array: C expression over "s->", its byte stride
         self.stride_of = None  # val: the array member whose stride it is
+
+    def unignored(self):
+        """The same member without its ignore rules (what an ignored member's
+        code does when it is not ignored)."""
+        k = copy.copy(self)
+        k.ign = k.ign_rule = k.ign_ctx = k.ign_par = k.absent = None
+        return k
 
 
 def _mark_strided(owner, kinds):
@@ -952,9 +960,7 @@ class Emit:
         if ign and K in COUNTED_KINDS + ("single", "str"):
             # an ignored member travels as NULL: never read
             p = self.t("p")
-            k2 = Kind(K, m, k.el, k.count, k.inflag, k.fixn, k.sel, k.out)
-            k2.stride = k.stride
-            body = self.enc_member(k2)
+            body = self.enc_member(k.unignored())
             body = [x.replace(nm, p) for x in body]
             return ["{", "\tconst __typeof__(%s) %s = (%s) ? NULL : %s;" % (nm, p, ign, nm)] + \
                 ["\t" + x for x in body] + ["}"]
@@ -1341,10 +1347,7 @@ class Emit:
         must come back absent (a context or dynamic-state rule: absent or equal)."""
         if k.m is None or not (k.ign or k.ign_ctx or k.ign_par):
             return self._cmp_member(k, owner)
-        k2 = Kind(k.k, k.m, k.el, k.count, k.inflag, k.fixn, k.sel, k.out)
-        k2.check = k.check
-        k2.stride, k2.stride_of = k.stride, k.stride_of
-        normal = self._cmp_member(k2, owner)
+        normal = self._cmp_member(k.unignored(), owner)
         B = "b->" + k.m.name
         if k.k == "val":
             absent = "%s != (__typeof__(%s))%s" % (B, B, k.absent or "0")

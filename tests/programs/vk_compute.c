@@ -117,6 +117,54 @@ static void vkc_parse(int argc, char **argv, vkc_opts *o)
 	}
 }
 
+/* Submits si signalling timeline to value (--timeline: no fence). */
+static void vkc_timeline_submit(const vkp_ctx *c, VkSubmitInfo *si, VkSemaphore timeline,
+                                uint64_t value)
+{
+	VkTimelineSemaphoreSubmitInfo tsi = { .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+		                              .signalSemaphoreValueCount = 1,
+		                              .pSignalSemaphoreValues = &value };
+	si->pNext = &tsi;
+	si->signalSemaphoreCount = 1;
+	si->pSignalSemaphores = &timeline;
+	VKP_CHECK(c, vkQueueSubmit(c->queue, 1, si, VK_NULL_HANDLE));
+	si->pNext = NULL;
+}
+
+/* Until timeline reaches value: vkWaitSemaphores, or (poll) polling
+ * vkGetSemaphoreCounterValue. */
+static void vkc_timeline_wait(const vkp_ctx *c, VkSemaphore timeline, uint64_t value, int wait)
+{
+	VkSemaphoreWaitInfo wi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+		                   .semaphoreCount = 1,
+		                   .pSemaphores = &timeline,
+		                   .pValues = &value };
+	uint64_t now = 0;
+	if (wait) {
+		VKP_CHECK(c, vkWaitSemaphores(c->device, &wi, UINT64_MAX));
+		return;
+	}
+	for (;;) {
+		VKP_CHECK(c, vkGetSemaphoreCounterValue(c->device, timeline, &now));
+		if (now >= value)
+			return;
+		usleep(100);
+	}
+}
+
+/* Until fence signals: vkWaitForFences, or (poll) polling vkGetFenceStatus. */
+static void vkc_fence_wait(const vkp_ctx *c, VkFence fence, int wait)
+{
+	VkResult st;
+	if (wait) {
+		VKP_CHECK(c, vkWaitForFences(c->device, 1, &fence, VK_TRUE, UINT64_MAX));
+		return;
+	}
+	while ((st = vkGetFenceStatus(c->device, fence)) == VK_NOT_READY)
+		usleep(100);
+	VKP_CHECK(c, st);
+}
+
 int main(int argc, char **argv)
 {
 	vkc_opts o;
@@ -256,49 +304,18 @@ int main(int argc, char **argv)
 
 		si.commandBufferCount = 1;
 		si.pCommandBuffers = &cb;
-		if (o.timeline) {
-			uint64_t value = r + 1, now = 0;
-			VkTimelineSemaphoreSubmitInfo tsi = {
-				.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
-				.signalSemaphoreValueCount = 1,
-				.pSignalSemaphoreValues = &value
-			};
-			VkSemaphoreWaitInfo wi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
-				                   .semaphoreCount = 1,
-				                   .pSemaphores = &timeline,
-				                   .pValues = &value };
-			si.pNext = &tsi;
-			si.signalSemaphoreCount = 1;
-			si.pSignalSemaphores = &timeline;
-			VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, VK_NULL_HANDLE));
-			if (r % 2 == 0) {
-				VKP_CHECK(&c, vkWaitSemaphores(c.device, &wi, UINT64_MAX));
-			} else {
-				for (;;) {
-					VKP_CHECK(&c, vkGetSemaphoreCounterValue(c.device, timeline, &now));
-					if (now >= value)
-						break;
-					usleep(100);
-				}
-			}
-			if (!readback.coherent)
-				vkp_buffer_invalidate(&c, &readback);
-		} else {
+		if (o.timeline)
+			vkc_timeline_submit(&c, &si, timeline, r + 1);
+		else
 			VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
-		}
 		snprintf(label, sizeof(label), "vk_compute submitted %u", (unsigned)r);
 		vkp_queue_label(&c, label);
 		if (o.timeline) {
-			/* waited above */
-		} else if (r % 2 == 0) {
-			VKP_CHECK(&c, vkWaitForFences(c.device, 1, &fence, VK_TRUE, UINT64_MAX));
+			vkc_timeline_wait(&c, timeline, r + 1, r % 2 == 0);
+			if (!readback.coherent)
+				vkp_buffer_invalidate(&c, &readback);
 		} else {
-			VkResult st;
-			while ((st = vkGetFenceStatus(c.device, fence)) == VK_NOT_READY)
-				usleep(100);
-			VKP_CHECK(&c, st);
-		}
-		if (!o.timeline) {
+			vkc_fence_wait(&c, fence, r % 2 == 0);
 			VKP_CHECK(&c, vkResetFences(c.device, 1, &fence));
 			vkp_buffer_invalidate(&c, &readback);
 		}
