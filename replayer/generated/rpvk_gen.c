@@ -5238,48 +5238,6 @@ static rp_status rpvk_g_vkGetBufferOpaqueCaptureAddressKHR(rpvk *r, void *rpvk_a
 	return RP_OK;
 }
 
-static rp_status rpvk_g_vkGetBufferDeviceAddress(rpvk *r, void *rpvk_args)
-{
-	sbt_vk_args_vkGetBufferDeviceAddress *a = rpvk_args;
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)(a->device));
-	PFN_vkGetBufferDeviceAddress fn;
-	if (!t)
-		return RP_ERR_BACKEND;
-	fn = t->GetBufferDeviceAddress;
-	if (!fn)
-		return rpvk_missing(r, "vkGetBufferDeviceAddress");
-	a->ret = fn(a->device, a->pInfo);
-	return RP_OK;
-}
-
-static rp_status rpvk_g_vkGetBufferDeviceAddressKHR(rpvk *r, void *rpvk_args)
-{
-	sbt_vk_args_vkGetBufferDeviceAddressKHR *a = rpvk_args;
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)(a->device));
-	PFN_vkGetBufferDeviceAddressKHR fn;
-	if (!t)
-		return RP_ERR_BACKEND;
-	fn = t->GetBufferDeviceAddressKHR ? t->GetBufferDeviceAddressKHR : (PFN_vkGetBufferDeviceAddressKHR)t->GetBufferDeviceAddress;
-	if (!fn)
-		return rpvk_missing(r, "vkGetBufferDeviceAddressKHR");
-	a->ret = fn(a->device, a->pInfo);
-	return RP_OK;
-}
-
-static rp_status rpvk_g_vkGetBufferDeviceAddressEXT(rpvk *r, void *rpvk_args)
-{
-	sbt_vk_args_vkGetBufferDeviceAddressEXT *a = rpvk_args;
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)(a->device));
-	PFN_vkGetBufferDeviceAddressEXT fn;
-	if (!t)
-		return RP_ERR_BACKEND;
-	fn = t->GetBufferDeviceAddressEXT ? t->GetBufferDeviceAddressEXT : (PFN_vkGetBufferDeviceAddressEXT)t->GetBufferDeviceAddress;
-	if (!fn)
-		return rpvk_missing(r, "vkGetBufferDeviceAddressEXT");
-	a->ret = fn(a->device, a->pInfo);
-	return RP_OK;
-}
-
 static rp_status rpvk_g_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV(rpvk *r, void *rpvk_args)
 {
 	sbt_vk_args_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV *a = rpvk_args;
@@ -8473,9 +8431,9 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkGetImageDrmFormatModifierPropertiesEXT] = {rpvk_g_vkGetImageDrmFormatModifierPropertiesEXT, 0},
 	[SBT_VK_CMD_vkGetBufferOpaqueCaptureAddress] = {rpvk_g_vkGetBufferOpaqueCaptureAddress, 0},
 	[SBT_VK_CMD_vkGetBufferOpaqueCaptureAddressKHR] = {rpvk_g_vkGetBufferOpaqueCaptureAddressKHR, 0},
-	[SBT_VK_CMD_vkGetBufferDeviceAddress] = {rpvk_g_vkGetBufferDeviceAddress, 0},
-	[SBT_VK_CMD_vkGetBufferDeviceAddressKHR] = {rpvk_g_vkGetBufferDeviceAddressKHR, 0},
-	[SBT_VK_CMD_vkGetBufferDeviceAddressEXT] = {rpvk_g_vkGetBufferDeviceAddressEXT, 0},
+	[SBT_VK_CMD_vkGetBufferDeviceAddress] = {rpvk_o_vkGetBufferDeviceAddress, RPVK_F_HAND},
+	[SBT_VK_CMD_vkGetBufferDeviceAddressKHR] = {rpvk_o_vkGetBufferDeviceAddressKHR, RPVK_F_HAND},
+	[SBT_VK_CMD_vkGetBufferDeviceAddressEXT] = {rpvk_o_vkGetBufferDeviceAddressEXT, RPVK_F_HAND},
 	[SBT_VK_CMD_vkCreateHeadlessSurfaceEXT] = {rpvk_o_vkCreateHeadlessSurfaceEXT, RPVK_F_HAND},
 	[SBT_VK_CMD_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV] = {rpvk_g_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV, 0},
 	[SBT_VK_CMD_vkInitializePerformanceApiINTEL] = {rpvk_g_vkInitializePerformanceApiINTEL, 0},

@@ -196,6 +196,57 @@ RPVK_REQ2(vkGetImageMemoryRequirements2, GetImageMemoryRequirements2,
 RPVK_REQ2(vkGetImageMemoryRequirements2KHR, GetImageMemoryRequirements2KHR,
           GetImageMemoryRequirements2, Image)
 
+/* ---- buffer device addresses ------------------------------------------------------ */
+
+/*
+ * The address a buffer has here must be the one it had at capture: the
+ * trace holds the application's addresses as plain bytes (push constants,
+ * buffer and memory contents, shader binding tables), which this replayer
+ * does not find or rewrite, so a shader would dereference the capture's
+ * address (lavapipe died of SIGSEGV in its compiled shader replaying
+ * tests/programs/vk_fresh --address).  A different address stops the
+ * replay here, before any command uses it.  The three names share one
+ * body (the KHR and EXT forms alias the core types).
+ */
+#define RPVK_ADDRESS(name, fn1, fn2, fn3)                                                      \
+	rp_status rpvk_o_##name(rpvk *r, void *args)                                               \
+	{                                                                                          \
+		sbt_vk_args_##name *a = args;                                                          \
+		const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device);             \
+		PFN_vkGetBufferDeviceAddress fn;                                                       \
+		VkDeviceAddress captured = a->ret;                                                     \
+		if (!t)                                                                                \
+			return RP_ERR_BACKEND;                                                             \
+		fn = t->fn1 ? t->fn1 : t->fn2 ? t->fn2 : t->fn3;                                       \
+		if (!fn)                                                                               \
+			return rpvk_missing(r, #name);                                                     \
+		if (!a->pInfo)                                                                         \
+			return rpvk_fail(r, RP_ERR_DECODE, "no VkBufferDeviceAddressInfo");                \
+		a->ret = fn(a->device, a->pInfo);                                                      \
+		return rpvk_address_check(r, a->pInfo->buffer, captured, a->ret);                      \
+	}
+
+static rp_status rpvk_address_check(rpvk *r, VkBuffer buffer, VkDeviceAddress captured,
+                                    VkDeviceAddress live)
+{
+	if (captured == live)
+		return RP_OK;
+	return rpvk_fail(r, RP_ERR_UNSUPPORTED,
+	                 "VkBuffer 0x%llx has device address 0x%llx here but had 0x%llx at "
+	                 "capture: the trace's device addresses (in push constants, buffers and "
+	                 "memory) would point elsewhere, and tsreplay does not rewrite them; "
+	                 "stopped before any command uses it",
+	                 (unsigned long long)(uintptr_t)buffer, (unsigned long long)live,
+	                 (unsigned long long)captured);
+}
+
+RPVK_ADDRESS(vkGetBufferDeviceAddress, GetBufferDeviceAddress, GetBufferDeviceAddressKHR,
+             GetBufferDeviceAddressEXT)
+RPVK_ADDRESS(vkGetBufferDeviceAddressKHR, GetBufferDeviceAddressKHR, GetBufferDeviceAddress,
+             GetBufferDeviceAddressEXT)
+RPVK_ADDRESS(vkGetBufferDeviceAddressEXT, GetBufferDeviceAddressEXT, GetBufferDeviceAddress,
+             GetBufferDeviceAddressKHR)
+
 /* ---- allocations ------------------------------------------------------------------ */
 
 static void rpvk_mem_sync(rpvk *r, rpvk_mem *m, uint64_t off, uint64_t len, int flush);

@@ -672,6 +672,9 @@ REPLAY_HANDWRITTEN = {
     "vkAllocateMemory": "memory type remap and size from the live requirements",
     "vkFreeMemory": "forget the mapping",
     "vkMapMemory": "keep the live pointer for tsMemoryWrite and checkpoints",
+    "vkGetBufferDeviceAddress": "stop where the live address is not the captured one",
+    "vkGetBufferDeviceAddressKHR": "stop where the live address is not the captured one",
+    "vkGetBufferDeviceAddressEXT": "stop where the live address is not the captured one",
     "vkUnmapMemory": "forget the live pointer",
     # waits (rpvk_wait.c): a wait that succeeded at capture must complete at
     # replay, within --wait-timeout, and one nothing replayed signals is an error
