@@ -86,6 +86,9 @@ typedef struct vkl_device {
 	/* Mapped memory objects of this device (vkl_memory.c), under map_mu. */
 	pthread_mutex_t map_mu;
 	struct vkl_memory *mapped;
+	/* Host-visible memory objects never mapped yet, under map_mu: what
+	 * submissions may write of each is noted until its first map. */
+	struct vkl_memory *fresh;
 	/* The memory of mappings since unmapped, kept for the next vkMapMemory
 	 * of the same page-rounded size (vkl_memory.c, vkl_mem_keep), most
 	 * recently kept first, and its bytes: under map_mu. */

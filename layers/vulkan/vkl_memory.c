@@ -43,9 +43,13 @@
  * vkMapMemory: a mapping made before anything was submitted since the
  * allocation holds the driver's initial contents (zeros, or whatever the
  * heap held): they are recorded once as a host write, so that bytes the
- * host later "writes" with the same value replay the same.  A mapping
- * made after the device may have written the memory holds results: it is
- * checkpointed whole (when the device is idle), never recorded.
+ * host later "writes" with the same value replay the same.  The first
+ * mapping made after submissions holds results only where they may have
+ * written (noted while the object was fresh: vkl_mem_fresh_reached):
+ * those ranges are checkpointed, the rest recorded as initial contents
+ * (vkl_mem_first_map).  A later mapping made after the device may have
+ * written the memory holds results: it is checkpointed whole (when the
+ * device is idle), never recorded.
  *
  * Imported host memory (VkImportMemoryHostPointerInfoEXT,
  * VK_EXT_external_memory_host): the application writes the device's bytes
@@ -142,6 +146,18 @@ typedef struct vkl_memory {
 	int host;               /* imported from the application's host memory:
 	                           mapped from allocation to free, shadow == real */
 	_Atomic int always;     /* reached through addresses: every submit publishes it */
+	/* Until its first vkMapMemory a host-visible object is in the device's
+	 * fresh list (d->fresh, under d->map_mu), where each submission notes
+	 * what it may write of it (vkl_mem_fresh_reached): up to
+	 * VKL_MEM_MAX_CHECKPOINTS ranges of the object (offset, end), the two
+	 * closest merged when full, or all of it.  The first map takes the
+	 * list out (first_map) and the rest of its bytes are the driver's
+	 * initial contents (vkl_memory_map_recorded). */
+	struct vkl_memory *fresh_next, **fresh_prev;
+	size_t wr[VKL_MEM_MAX_CHECKPOINTS][2];
+	size_t nwr;
+	int wr_all;
+	int first_map; /* the mapping now made is the object's first */
 	pthread_mutex_t mu;
 	/* the mapping, when mapped */
 	VkDeviceSize map_offset;
@@ -197,6 +213,9 @@ static vkl_memory *vkl_mem_find(VkDeviceMemory mem)
 }
 
 static vkl_track_kind vkl_memory_tracker(void);
+static int vkl_mem_clip(const vkl_memory *m, VkDeviceSize offset, VkDeviceSize size, size_t *lo,
+                        size_t *hi);
+static void vkl_mem_device_may_write(vkl_memory *m, size_t lo, size_t hi);
 static uint64_t vkl_mem_snap_write(VkDeviceMemory mem, VkDeviceSize base, const uint8_t *p,
                                    size_t n);
 
@@ -262,16 +281,74 @@ void vkl_memory_allocated(vkl_device *d, VkDeviceMemory mem, const VkMemoryAlloc
 	for (const VkBaseInStructure *b = info->pNext; b; b = b->pNext)
 		if (b->sType == VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT)
 			host = ((const VkImportMemoryHostPointerInfoEXT *)(const void *)b)->pHostPointer;
+	/* VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT alone does not make the memory
+	 * reachable by address: an address handed out does
+	 * (vkl_memory_mark_always from vkl_reach.c).  An address asked for at
+	 * the allocation (capture and replay of addresses) is known before. */
 	for (const VkBaseInStructure *b = info->pNext; b; b = b->pNext)
-		if (b->sType == VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO &&
-		    (((const VkMemoryAllocateFlagsInfo *)(const void *)b)->flags &
-		     VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT))
+		if (b->sType == VK_STRUCTURE_TYPE_MEMORY_OPAQUE_CAPTURE_ADDRESS_ALLOCATE_INFO &&
+		    ((const VkMemoryOpaqueCaptureAddressAllocateInfo *)(const void *)b)
+		            ->opaqueCaptureAddress)
 			atomic_store(&m->always, 1);
 	pthread_mutex_init(&m->mu, NULL);
 	vkl_objects_add(VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)mem, seq,
 	                (uint64_t)(uintptr_t)d->handle, m);
-	if (host)
+	if (host) {
 		vkl_mem_host_import(d, m, host);
+	} else if (m->flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+		pthread_mutex_lock(&d->map_mu);
+		m->fresh_next = d->fresh;
+		if (d->fresh)
+			d->fresh->fresh_prev = &m->fresh_next;
+		m->fresh_prev = &d->fresh;
+		d->fresh = m;
+		pthread_mutex_unlock(&d->map_mu);
+	}
+}
+
+/* Called with d->map_mu held. */
+static void vkl_mem_fresh_unlink(vkl_memory *m)
+{
+	if (!m->fresh_prev)
+		return;
+	*m->fresh_prev = m->fresh_next;
+	if (m->fresh_next)
+		m->fresh_next->fresh_prev = m->fresh_prev;
+	m->fresh_next = NULL;
+	m->fresh_prev = NULL;
+}
+
+/* Add [lo, hi) to ranges r[0, *n) (at most VKL_MEM_MAX_CHECKPOINTS); one
+ * it overlaps or touches grows, and when they are full the closest grows. */
+static void vkl_mem_ranges_add(size_t (*r)[2], size_t *n, size_t lo, size_t hi)
+{
+	size_t i, best = 0, gap, best_gap = (size_t)-1;
+	for (i = 0; i < *n; i++) {
+		if (lo <= r[i][1] && hi >= r[i][0]) {
+			if (lo < r[i][0])
+				r[i][0] = lo;
+			if (hi > r[i][1])
+				r[i][1] = hi;
+			return;
+		}
+	}
+	if (*n < VKL_MEM_MAX_CHECKPOINTS) {
+		r[*n][0] = lo;
+		r[*n][1] = hi;
+		(*n)++;
+		return;
+	}
+	for (i = 0; i < *n; i++) {
+		gap = hi <= r[i][0] ? r[i][0] - hi : lo - r[i][1];
+		if (gap < best_gap) {
+			best_gap = gap;
+			best = i;
+		}
+	}
+	if (lo < r[best][0])
+		r[best][0] = lo;
+	if (hi > r[best][1])
+		r[best][1] = hi;
 }
 
 /* What the tracker saw, for the report at the device's end: looks, pages
@@ -542,6 +619,7 @@ void vkl_memory_freed(vkl_device *d, VkDeviceMemory mem)
 	vkl_mem_kept k;
 	pthread_mutex_lock(&d->map_mu);
 	vkl_mem_unlink(d, m);
+	vkl_mem_fresh_unlink(m);
 	pthread_mutex_unlock(&d->map_mu);
 	/* a mapping freed with its object: its memory kept as at an unmap */
 	pthread_mutex_lock(&m->mu);
@@ -560,6 +638,8 @@ void vkl_memory_device_gone(vkl_device *d)
 		d->mapped = m->next_mapped;
 		vkl_mem_drop_mapping(m);
 	}
+	while (d->fresh)
+		vkl_mem_fresh_unlink(d->fresh);
 	vkl_mem_kept_free(d->kept);
 	d->kept = NULL;
 	d->kept_bytes = 0;
@@ -733,11 +813,25 @@ VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offse
 	}
 	vkl_mem_take_initial(m, scan, kept);
 	vkl_track_register(&m->trk, base, len);
-	/* work submitted before this mapping may have written it, or still be
-	 * writing it */
-	m->dev_lo = 0;
-	m->dev_hi = atomic_load(&d->submits) != m->alloc_submits ? m->map_size : 0;
 	pthread_mutex_lock(&d->map_mu);
+	/* work submitted before this mapping may have written it, or still be
+	 * writing it: at the first map, what the submissions since the
+	 * allocation may write (noted under map_mu, which a submission holds
+	 * while it publishes, so one that has not published yet finds the
+	 * mapping below and notes its reach there); else all of it */
+	m->first_map = m->fresh_prev != NULL;
+	vkl_mem_fresh_unlink(m);
+	m->dev_lo = m->dev_hi = 0;
+	if (!m->first_map || m->wr_all) {
+		if (atomic_load(&d->submits) != m->alloc_submits)
+			m->dev_hi = m->map_size;
+	} else {
+		for (size_t r = 0; r < m->nwr; r++) {
+			size_t lo, hi;
+			if (vkl_mem_clip(m, m->wr[r][0], m->wr[r][1] - m->wr[r][0], &lo, &hi))
+				vkl_mem_device_may_write(m, lo, hi);
+		}
+	}
 	m->next_mapped = d->mapped;
 	d->mapped = m;
 	pthread_mutex_unlock(&d->map_mu);
@@ -754,6 +848,68 @@ out_nomem:
 	return VK_ERROR_OUT_OF_HOST_MEMORY;
 }
 
+/*
+ * The first map of an object that submissions since its allocation may
+ * have written in part (m->wr): those ranges hold results, checkpointed
+ * when final (idle, and no submission since: see vkl_mem_apply); the rest
+ * of the mapping holds the driver's initial contents, recorded once as if
+ * the host had written them, as for an object nothing was submitted
+ * since.  Checkpointing the whole mapping would compare bytes no command
+ * wrote, which a replay's allocation does not hold (lavapipe's memory
+ * comes from the heap: a readback buffer of 2 MiB whose first 4 bytes a
+ * copy wrote held leftover heap bytes after them).  Called with m->mu held;
+ * returns 1 when it recorded, 2 when it checkpointed too.
+ */
+static int vkl_mem_first_map(vkl_device *d, vkl_memory *m, uint64_t seq, uint64_t submits)
+{
+	size_t r[VKL_MEM_MAX_CHECKPOINTS][2], n = 0, i, j, at = 0;
+	int ret = 0, idle;
+	for (i = 0; i < m->nwr; i++) {
+		size_t lo, hi;
+		if (vkl_mem_clip(m, m->wr[i][0], m->wr[i][1] - m->wr[i][0], &lo, &hi))
+			vkl_mem_ranges_add(r, &n, lo, hi);
+	}
+	/* ascending (a range grown by a merge may now touch a neighbour) */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && r[j][0] < r[j - 1][0]; j--) {
+			size_t t0 = r[j][0], t1 = r[j][1];
+			r[j][0] = r[j - 1][0];
+			r[j][1] = r[j - 1][1];
+			r[j - 1][0] = t0;
+			r[j - 1][1] = t1;
+		}
+	for (i = 1, j = 0; i < n; i++) {
+		if (r[i][0] <= r[j][1]) {
+			if (r[i][1] > r[j][1])
+				r[j][1] = r[i][1];
+		} else {
+			j++;
+			r[j][0] = r[i][0];
+			r[j][1] = r[i][1];
+		}
+	}
+	if (n)
+		n = j + 1;
+	m->initial_recorded = 1;
+	for (i = 0; i <= n; i++) {
+		size_t end = i < n ? r[i][0] : m->map_size;
+		if (end > at) {
+			vkl_emit_memory_write((uint64_t)(uintptr_t)m->handle, m->map_offset + at,
+			                      m->ref + at, end - at);
+			ret = 1;
+		}
+		if (i < n)
+			at = r[i][1];
+	}
+	idle = atomic_load(&d->completed) >= submits && atomic_load(&d->submits) == submits;
+	for (i = 0; idle && i < n; i++) {
+		cap_checkpoint(seq, (uint64_t)(uintptr_t)m->handle, m->map_offset + r[i][0],
+		               m->ref + r[i][0], r[i][1] - r[i][0]);
+		ret = 2;
+	}
+	return ret;
+}
+
 int vkl_memory_map_recorded(vkl_device *d, VkDeviceMemory mem, uint64_t seq)
 {
 	vkl_memory *m = vkl_mem_find(mem);
@@ -765,7 +921,9 @@ int vkl_memory_map_recorded(vkl_device *d, VkDeviceMemory mem, uint64_t seq)
 	pthread_mutex_lock(&m->mu);
 	if (!m->shadow) {
 		ret = 0;
-	} else if (submits == m->alloc_submits) {
+	} else if (m->first_map && !m->wr_all && m->nwr) {
+		ret = vkl_mem_first_map(d, m, seq, submits);
+	} else if (submits == m->alloc_submits || (m->first_map && !m->wr_all)) {
 		/* Nothing ran since the allocation: what the mapping holds is the
 		 * driver's initial contents, which a replay would not reproduce
 		 * (bytes the host later writes with the same value would never
@@ -1373,40 +1531,6 @@ static void vkl_mem_device_may_write(vkl_memory *m, size_t lo, size_t hi)
 		m->dev_hi = hi;
 }
 
-/* Add [lo, hi) to the pending ranges; when they are full, the two closest
- * are merged. */
-static void vkl_mem_pending_add(vkl_memory *m, size_t lo, size_t hi)
-{
-	size_t i, best = 0, gap, best_gap = (size_t)-1;
-	for (i = 0; i < m->npending; i++) {
-		if (lo <= m->pending[i][1] && hi >= m->pending[i][0]) {
-			if (lo < m->pending[i][0])
-				m->pending[i][0] = lo;
-			if (hi > m->pending[i][1])
-				m->pending[i][1] = hi;
-			return;
-		}
-	}
-	if (m->npending < VKL_MEM_MAX_CHECKPOINTS) {
-		m->pending[m->npending][0] = lo;
-		m->pending[m->npending][1] = hi;
-		m->npending++;
-		return;
-	}
-	for (i = 0; i < m->npending; i++) {
-		size_t a = m->pending[i][0], b = m->pending[i][1];
-		gap = hi <= a ? a - hi : (lo >= b ? lo - b : 0);
-		if (gap < best_gap) {
-			best_gap = gap;
-			best = i;
-		}
-	}
-	if (lo < m->pending[best][0])
-		m->pending[best][0] = lo;
-	if (hi > m->pending[best][1])
-		m->pending[best][1] = hi;
-}
-
 /* Device writes of one mapping into shadow and reference, and their
  * checkpoints when the device is idle: called with m->mu held. */
 static void vkl_mem_observe_locked(vkl_memory *m, size_t lo, size_t hi, uint64_t seq, int idle)
@@ -1433,7 +1557,7 @@ static void vkl_mem_observe_locked(vkl_memory *m, size_t lo, size_t hi, uint64_t
 			memcpy(m->ref + i, m->tmp + i, end - i);
 		else
 			vkl_mem_take_device(m->shadow + i, m->ref + i, m->tmp + i, end - i);
-		vkl_mem_pending_add(m, i, end);
+		vkl_mem_ranges_add(m->pending, &m->npending, i, end);
 		i = next;
 	}
 	/* idle: what was submitted is done; the whole mapping looked at, so
@@ -1486,6 +1610,10 @@ static void vkl_mem_apply(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset
 	uint64_t submits = atomic_load(&d->submits);
 	int idle = atomic_load(&d->completed) >= submits;
 	pthread_mutex_lock(&d->map_mu);
+	/* a submission whose reach is not known may write any of them */
+	if (op == VKL_MEM_PUBLISH && mem == VK_NULL_HANDLE)
+		for (m = d->fresh; m; m = m->fresh_next)
+			m->wr_all = 1;
 	for (m = d->mapped; m; m = m->next_mapped) {
 		size_t lo, hi;
 		if (mem != VK_NULL_HANDLE && m->handle != mem)
@@ -1529,6 +1657,33 @@ static size_t vkl_mem_ranges_find(const vkl_range *ranges, size_t n, VkDeviceMem
 	return lo < n && ranges[lo].memory == mem ? lo : n;
 }
 
+/* What a submission reaching ranges[0, n) may write of the objects not
+ * mapped yet, noted for their first map (vkl_mem_first_map).  Called
+ * with d->map_mu held. */
+static void vkl_mem_fresh_reached(vkl_device *d, const vkl_range *ranges, size_t n)
+{
+	vkl_memory *m;
+	for (m = d->fresh; m; m = m->fresh_next) {
+		size_t i;
+		if (m->wr_all)
+			continue;
+		if (atomic_load(&m->always)) {
+			m->wr_all = 1;
+			continue;
+		}
+		for (i = vkl_mem_ranges_find(ranges, n, m->handle);
+		     i < n && ranges[i].memory == m->handle; i++) {
+			VkDeviceSize lo = ranges[i].offset, hi;
+			if (!ranges[i].writable || lo >= m->size)
+				continue;
+			hi = ranges[i].size == VK_WHOLE_SIZE || ranges[i].size > m->size - lo
+			             ? m->size
+			             : lo + ranges[i].size;
+			vkl_mem_ranges_add(m->wr, &m->nwr, (size_t)lo, (size_t)hi);
+		}
+	}
+}
+
 void vkl_memory_publish_ranges(vkl_device *d, const vkl_range *ranges, size_t n)
 {
 	vkl_memory *m;
@@ -1556,6 +1711,7 @@ void vkl_memory_publish_ranges(vkl_device *d, const vkl_range *ranges, size_t n)
 		vkl_mem_publish_end(m);
 		pthread_mutex_unlock(&m->mu);
 	}
+	vkl_mem_fresh_reached(d, ranges, n);
 	pthread_mutex_unlock(&d->map_mu);
 }
 

@@ -14,9 +14,13 @@
  *   framebuffer    -> its attachments;  image / buffer view -> the resource
  *   buffer, image  -> the range of the memory object it is bound to
  *
- * Memory the device reaches through addresses (buffer device addresses,
- * descriptor buffers, acceleration structures) is marked "always" and
- * published at every submission.  Anything this does not model (sparse
+ * Memory the device reaches through addresses (a buffer device address
+ * handed to the application, descriptor buffers, acceleration structures)
+ * is marked "always" and published at every submission.  A buffer's
+ * SHADER_DEVICE_ADDRESS usage or its memory's DEVICE_ADDRESS flag alone
+ * does not mark it: no address into it exists until
+ * vkGetBufferDeviceAddress returns one (Mesa's zink creates every buffer
+ * so and asks for none).  Anything this does not model (sparse
  * residency, disjoint planes, acceleration structure and micromap handles,
  * video sessions, a handle type the walk reports as unknown) makes the
  * submission publish every mapping, as before.
@@ -214,6 +218,8 @@ typedef struct vkl_res {
 	VkFormat format; /* images: for the bytes a copy into a buffer writes */
 	uint32_t layers;
 	int unknown; /* reaches memory this file does not model */
+	int addressed; /* buffers: created at an address chosen before (capture
+	                  and replay of addresses) */
 	/* views: the buffer or image */
 	uint64_t target;
 	/* descriptor sets: (binding << 32 | element) -> handle, its type;
@@ -535,10 +541,11 @@ void vkl_reach_cmd(VkCommandBuffer cb, uint32_t cmd, const void *args)
 
 /* ---- resources ------------------------------------------------------------- */
 
-/* Usage through which the device reaches a buffer by address. */
+/* Usage through which the device reaches a buffer by address without the
+ * application asking for one (SHADER_DEVICE_ADDRESS: when it asks,
+ * vkl_reach_addressed). */
 #define VKL_REACH_ADDRESS_USAGE                                                              \
-	(VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |                                             \
-	 VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR |                  \
+	(VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR |                  \
 	 VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_STORAGE_BIT_KHR |                                \
 	 VK_BUFFER_USAGE_SHADER_BINDING_TABLE_BIT_KHR |                                          \
 	 VK_BUFFER_USAGE_SAMPLER_DESCRIPTOR_BUFFER_BIT_EXT |                                     \
@@ -566,8 +573,33 @@ static void vkl_reach_buffer_created(const VkBufferCreateInfo *ci, VkBuffer buf)
 		r->size = ci->size;
 		r->usage = ci->usage;
 		r->unknown = (ci->flags & VK_BUFFER_CREATE_SPARSE_BINDING_BIT) != 0;
+		r->addressed = 0;
+		for (const VkBaseInStructure *b = ci->pNext; b; b = b->pNext) {
+			if (b->sType == VK_STRUCTURE_TYPE_BUFFER_OPAQUE_CAPTURE_ADDRESS_CREATE_INFO &&
+			    ((const VkBufferOpaqueCaptureAddressCreateInfo *)(const void *)b)
+			            ->opaqueCaptureAddress)
+				r->addressed = 1;
+			if (b->sType == VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_CREATE_INFO_EXT &&
+			    ((const VkBufferDeviceAddressCreateInfoEXT *)(const void *)b)->deviceAddress)
+				r->addressed = 1;
+		}
 	}
 	pthread_mutex_unlock(&s->mu);
+}
+
+/* The application was handed an address into buffer h (or its opaque
+ * capture address): the memory bound to it is reachable by address from
+ * now on. */
+static void vkl_reach_addressed(uint64_t h)
+{
+	vkl_reach_shard *s = vkl_reach_lock(VK_OBJECT_TYPE_BUFFER, h);
+	vkl_res *r = vkl_res_get(s, VK_OBJECT_TYPE_BUFFER, h, 0);
+	VkDeviceMemory mem = r ? r->memory : VK_NULL_HANDLE;
+	if (r)
+		r->addressed = 1; /* a later bind (sparse: not modelled) too */
+	pthread_mutex_unlock(&s->mu);
+	if (mem != VK_NULL_HANDLE)
+		vkl_memory_mark_always(mem);
 }
 
 static void vkl_reach_image_created(const VkImageCreateInfo *ci, VkImage img)
@@ -619,6 +651,7 @@ static void vkl_reach_bound(const vkl_device *d, VkObjectType type, uint64_t h,
 	vkl_reach_shard *s;
 	vkl_res *r;
 	VkBufferUsageFlags usage = 0;
+	int addressed = 0;
 	if (type == VK_OBJECT_TYPE_IMAGE && mem != VK_NULL_HANDLE && d->table.GetImageMemoryRequirements)
 		d->table.GetImageMemoryRequirements(d->handle, (VkImage)(uintptr_t)h, &req);
 	s = vkl_reach_lock(type, h);
@@ -631,9 +664,10 @@ static void vkl_reach_bound(const vkl_device *d, VkObjectType type, uint64_t h,
 		if (planar)
 			r->unknown = 1;
 		usage = r->usage;
+		addressed = r->addressed;
 	}
 	pthread_mutex_unlock(&s->mu);
-	if (mem != VK_NULL_HANDLE && (usage & VKL_REACH_ADDRESS_USAGE))
+	if (mem != VK_NULL_HANDLE && ((usage & VKL_REACH_ADDRESS_USAGE) || addressed))
 		vkl_memory_mark_always(mem);
 }
 
@@ -950,6 +984,28 @@ void vkl_reach_call(const vkl_device *d, uint32_t cmd, const void *args, int ok)
 		const sbt_vk_args_vkCreateFramebuffer *a = args;
 		if (ok && a->pFramebuffer)
 			vkl_reach_framebuffer(a->pCreateInfo, *a->pFramebuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkGetBufferDeviceAddress:
+	case SBT_VK_CMD_vkGetBufferDeviceAddressKHR:
+	case SBT_VK_CMD_vkGetBufferDeviceAddressEXT: {
+		const sbt_vk_args_vkGetBufferDeviceAddress *a = args;
+		if (a->pInfo)
+			vkl_reach_addressed((uint64_t)(uintptr_t)a->pInfo->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkGetBufferOpaqueCaptureAddress:
+	case SBT_VK_CMD_vkGetBufferOpaqueCaptureAddressKHR: {
+		const sbt_vk_args_vkGetBufferOpaqueCaptureAddress *a = args;
+		if (a->pInfo)
+			vkl_reach_addressed((uint64_t)(uintptr_t)a->pInfo->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkGetDeviceMemoryOpaqueCaptureAddress:
+	case SBT_VK_CMD_vkGetDeviceMemoryOpaqueCaptureAddressKHR: {
+		const sbt_vk_args_vkGetDeviceMemoryOpaqueCaptureAddress *a = args;
+		if (a->pInfo)
+			vkl_memory_mark_always(a->pInfo->memory);
 		break;
 	}
 	case SBT_VK_CMD_vkBindBufferMemory: {

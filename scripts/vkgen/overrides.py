@@ -184,6 +184,9 @@ LAYER_REACH = (
     "vkDestroyDescriptorUpdateTemplate", "vkDestroyDescriptorUpdateTemplateKHR",
     "vkUpdateDescriptorSetWithTemplate", "vkUpdateDescriptorSetWithTemplateKHR",
     "vkCmdPushDescriptorSetWithTemplateKHR",
+    "vkGetBufferDeviceAddress", "vkGetBufferDeviceAddressKHR", "vkGetBufferDeviceAddressEXT",
+    "vkGetBufferOpaqueCaptureAddress", "vkGetBufferOpaqueCaptureAddressKHR",
+    "vkGetDeviceMemoryOpaqueCaptureAddress", "vkGetDeviceMemoryOpaqueCaptureAddressKHR",
 )
 
 # Generated wrappers that also tell layers/vulkan/vkl_hotkey.c (the capture

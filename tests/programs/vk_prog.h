@@ -81,9 +81,11 @@ enum {
 	                                  transformFeedback feature */
 	VKP_TWO_QUEUES = 1 << 8,       /* two queues of the family (fails where
 	                                  it has one) */
-	VKP_UAB = 1 << 9               /* Vulkan 1.2, update after bind for
+	VKP_UAB = 1 << 9,              /* Vulkan 1.2, update after bind for
 	                                  uniform and storage buffers (fails
 	                                  where the device lacks it) */
+	VKP_BDA = 1 << 10              /* Vulkan 1.2 with the bufferDeviceAddress
+	                                  feature (fails where the device lacks it) */
 };
 
 static inline const char *vkp_result_name(VkResult r)
@@ -191,7 +193,8 @@ static inline void vkp_ctx_init(vkp_ctx *c, const char *prog, unsigned flags)
 	app.applicationVersion = 1;
 	app.pEngineName = "tracesmith-tests";
 	app.apiVersion = (flags & VKP_SYNC2)                                   ? VK_API_VERSION_1_3
-	                 : (flags & (VKP_TIMELINE | VKP_HOST_QUERY_RESET | VKP_UAB)) ? VK_API_VERSION_1_2
+	                 : (flags & (VKP_TIMELINE | VKP_HOST_QUERY_RESET | VKP_UAB | VKP_BDA))
+	                         ? VK_API_VERSION_1_2
 	                                                                   : VK_API_VERSION_1_1;
 	ici.pApplicationInfo = &app;
 	if (flags & VKP_DEBUG_UTILS) {
@@ -244,10 +247,18 @@ static inline void vkp_ctx_init(vkp_ctx *c, const char *prog, unsigned flags)
 			vkp_die(c, "device '%s' has no update after bind for uniform and storage buffers",
 			        c->dev_props.deviceName);
 	}
-	if (flags & (VKP_TIMELINE | VKP_HOST_QUERY_RESET | VKP_UAB)) {
+	if (flags & VKP_BDA) {
+		VkPhysicalDeviceVulkan12Features have = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES };
+		VkPhysicalDeviceFeatures2 f2 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &have };
+		vkGetPhysicalDeviceFeatures2(c->phys, &f2);
+		if (!have.bufferDeviceAddress)
+			vkp_die(c, "device '%s' has no bufferDeviceAddress feature", c->dev_props.deviceName);
+	}
+	if (flags & (VKP_TIMELINE | VKP_HOST_QUERY_RESET | VKP_UAB | VKP_BDA)) {
 		static VkPhysicalDeviceVulkan12Features f12 = {
 			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
 		};
+		f12.bufferDeviceAddress = !!(flags & VKP_BDA);
 		f12.timelineSemaphore = !!(flags & VKP_TIMELINE);
 		f12.hostQueryReset = !!(flags & VKP_HOST_QUERY_RESET);
 		f12.descriptorBindingUniformBufferUpdateAfterBind = !!(flags & VKP_UAB);

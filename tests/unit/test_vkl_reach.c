@@ -11,7 +11,10 @@
  *   overwritten descriptor (its old buffer is no longer reached), a
  *   sparse buffer and an acceleration structure (reach everything), a
  *   framebuffer's attachment,
- *   freed command buffers and reset descriptor pools.
+ *   freed command buffers and reset descriptor pools;
+ * - which memory is reachable by address (an address handed out, or
+ *   chosen before), and what submissions may write of memory not mapped
+ *   yet, noted for its first map.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -599,11 +602,181 @@ static void tst_resolution(void)
 	}
 }
 
+/* A host-visible memory object of size bytes, allocated with flags
+ * (VkMemoryAllocateFlagsInfo; 0: none) and, when capture is not 0, at that
+ * opaque capture address. */
+static vkl_memory *tst_memory(VkDeviceMemory mem, VkDeviceSize size, VkMemoryAllocateFlags flags,
+                              uint64_t capture)
+{
+	VkMemoryAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
+	VkMemoryAllocateFlagsInfo fi = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO };
+	VkMemoryOpaqueCaptureAddressAllocateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_OPAQUE_CAPTURE_ADDRESS_ALLOCATE_INFO
+	};
+	ai.allocationSize = size;
+	ai.memoryTypeIndex = 0;
+	fi.flags = flags;
+	ci.opaqueCaptureAddress = capture;
+	fi.pNext = capture ? &ci : NULL;
+	ai.pNext = &fi;
+	vkl_memory_allocated(&tst_dev, mem, &ai, 1);
+	return vkl_mem_find(mem);
+}
+
+static void tst_address_buffer(uint64_t h, VkDeviceMemory mem, uint64_t capture)
+{
+	VkBufferCreateInfo ci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO };
+	VkBufferOpaqueCaptureAddressCreateInfo oi = {
+		.sType = VK_STRUCTURE_TYPE_BUFFER_OPAQUE_CAPTURE_ADDRESS_CREATE_INFO
+	};
+	VkBuffer b = (VkBuffer)(uintptr_t)h;
+	sbt_vk_args_vkCreateBuffer ca = { 0 };
+	sbt_vk_args_vkBindBufferMemory ba = { 0 };
+	ci.size = 256;
+	ci.usage = VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+	oi.opaqueCaptureAddress = capture;
+	ci.pNext = capture ? &oi : NULL;
+	ca.pCreateInfo = &ci;
+	ca.pBuffer = &b;
+	vkl_reach_call(&tst_dev, SBT_VK_CMD_vkCreateBuffer, &ca, 1);
+	ba.buffer = b;
+	ba.memory = mem;
+	vkl_reach_call(&tst_dev, SBT_VK_CMD_vkBindBufferMemory, &ba, 1);
+}
+
+/* Memory is reachable by address ("always": published at every submit,
+ * written anywhere) once an address into it is handed out, not for its
+ * DEVICE_ADDRESS flag or a buffer's SHADER_DEVICE_ADDRESS usage alone. */
+static void tst_address(void)
+{
+	VkDeviceMemory m1 = (VkDeviceMemory)(uintptr_t)0x7100, m2 = (VkDeviceMemory)(uintptr_t)0x7200,
+	               m3 = (VkDeviceMemory)(uintptr_t)0x7300, m4 = (VkDeviceMemory)(uintptr_t)0x7400;
+	VkBufferDeviceAddressInfo info = { .sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO };
+	VkDeviceMemoryOpaqueCaptureAddressInfo minfo = {
+		.sType = VK_STRUCTURE_TYPE_DEVICE_MEMORY_OPAQUE_CAPTURE_ADDRESS_INFO
+	};
+	sbt_vk_args_vkGetBufferDeviceAddress ga = { 0 };
+	sbt_vk_args_vkGetDeviceMemoryOpaqueCaptureAddress ma = { 0 };
+	vkl_memory *a, *b, *c, *d;
+	memset(&tst_dev, 0, sizeof(tst_dev));
+	tst_dev.mem_props.memoryTypeCount = 1;
+	tst_dev.mem_props.memoryTypes[0].propertyFlags =
+	        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	a = tst_memory(m1, 4096, VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT, 0);
+	b = tst_memory(m2, 4096, VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT, 0);
+	c = tst_memory(m3, 4096, VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT, 0);
+	d = tst_memory(m4, 4096, VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT, 0x123000);
+	TST_CHECK(a && b && c && d);
+	if (!a || !b || !c || !d)
+		return;
+	tst_address_buffer(0x7110, m1, 0);
+	tst_address_buffer(0x7210, m2, 0);
+	tst_address_buffer(0x7310, m3, 0x456000);
+	TST_CHECK_EQ_U64(atomic_load(&a->always), 0);
+	TST_CHECK_EQ_U64(atomic_load(&b->always), 0);
+	TST_CHECK_EQ_U64(atomic_load(&c->always), 1); /* the buffer's address chosen before */
+	TST_CHECK_EQ_U64(atomic_load(&d->always), 1); /* the memory's */
+	info.buffer = (VkBuffer)(uintptr_t)0x7110;
+	ga.pInfo = &info;
+	vkl_reach_call(&tst_dev, SBT_VK_CMD_vkGetBufferDeviceAddressKHR, &ga, 1);
+	TST_CHECK_EQ_U64(atomic_load(&a->always), 1);
+	TST_CHECK_EQ_U64(atomic_load(&b->always), 0);
+	minfo.memory = m2;
+	ma.pInfo = &minfo;
+	vkl_reach_call(&tst_dev, SBT_VK_CMD_vkGetDeviceMemoryOpaqueCaptureAddress, &ma, 1);
+	TST_CHECK_EQ_U64(atomic_load(&b->always), 1);
+	vkl_memory_freed(&tst_dev, m1);
+	vkl_memory_freed(&tst_dev, m2);
+	vkl_memory_freed(&tst_dev, m3);
+	vkl_memory_freed(&tst_dev, m4);
+	TST_CHECK(tst_dev.fresh == NULL);
+}
+
+/* "lo+hi ..." of a fresh object's noted ranges, or "all". */
+static const char *tst_noted(const vkl_memory *m)
+{
+	static char out[256];
+	size_t len = 0;
+	out[0] = 0;
+	if (m->wr_all)
+		return "all";
+	for (size_t i = 0; i < m->nwr && len < sizeof(out) - 48; i++)
+		len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%zu-%zu", i ? " " : "",
+		                        m->wr[i][0], m->wr[i][1]);
+	return out;
+}
+
+/* What submissions may write of host-visible memory not mapped yet is
+ * noted for its first map: writable ranges only, to the object's end for
+ * VK_WHOLE_SIZE, joined where they touch, the closest merged past 16; all
+ * of it for a submission whose reach is not known or memory reached by
+ * address; nothing once mapped or freed. */
+static void tst_fresh(void)
+{
+	VkDeviceMemory m1 = (VkDeviceMemory)(uintptr_t)0x8100, m2 = (VkDeviceMemory)(uintptr_t)0x8200,
+	               m3 = (VkDeviceMemory)(uintptr_t)0x8300;
+	vkl_range r[20];
+	vkl_memory *a, *b, *c;
+	size_t i;
+	memset(&tst_dev, 0, sizeof(tst_dev));
+	tst_dev.mem_props.memoryTypeCount = 1;
+	tst_dev.mem_props.memoryTypes[0].propertyFlags =
+	        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	a = tst_memory(m1, 65536, 0, 0);
+	b = tst_memory(m2, 65536, 0, 0);
+	c = tst_memory(m3, 65536, 0, 0);
+	TST_CHECK(a && b && c);
+	if (!a || !b || !c)
+		return;
+	/* sorted by memory, then writable, then offset, as vkl_ranges_merge
+	 * leaves them */
+	r[0] = (vkl_range){ m1, 0, 4096, 0 };
+	r[1] = (vkl_range){ m1, 16, 16, 1 };
+	r[2] = (vkl_range){ m1, 32, 32, 1 };
+	r[3] = (vkl_range){ m2, 60000, VK_WHOLE_SIZE, 1 };
+	vkl_memory_publish_ranges(&tst_dev, r, 4);
+	TST_CHECK_STR_EQ(tst_noted(a), "16-64");
+	TST_CHECK_STR_EQ(tst_noted(b), "60000-65536");
+	TST_CHECK_STR_EQ(tst_noted(c), "");
+	/* 18 ranges 1 KiB apart: the closest merged */
+	for (i = 0; i < 18; i++)
+		r[i] = (vkl_range){ m3, 1024 * i, 8, 1 };
+	vkl_memory_publish_ranges(&tst_dev, r, 18);
+	TST_CHECK_EQ_U64(c->nwr, VKL_MEM_MAX_CHECKPOINTS);
+	{
+		size_t lo = (size_t)-1, hi = 0, sum = 0;
+		for (i = 0; i < c->nwr; i++) {
+			lo = c->wr[i][0] < lo ? c->wr[i][0] : lo;
+			hi = c->wr[i][1] > hi ? c->wr[i][1] : hi;
+			sum += c->wr[i][1] - c->wr[i][0];
+		}
+		TST_CHECK_EQ_U64(lo, 0);
+		TST_CHECK_EQ_U64(hi, 17 * 1024 + 8);
+		/* two merges of 1 KiB gaps over 18 ranges of 8 bytes */
+		TST_CHECK_EQ_U64(sum, 18 * 8 + 2 * 1016);
+	}
+	/* reached by address: all of it, at any submission */
+	vkl_memory_mark_always(m2);
+	vkl_memory_publish_ranges(&tst_dev, r, 0);
+	TST_CHECK_STR_EQ(tst_noted(b), "all");
+	TST_CHECK_STR_EQ(tst_noted(a), "16-64");
+	/* a submission whose reach is not known: every fresh object */
+	vkl_memory_publish(&tst_dev, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE);
+	TST_CHECK_STR_EQ(tst_noted(a), "all");
+	vkl_memory_freed(&tst_dev, m2);
+	vkl_memory_freed(&tst_dev, m1);
+	TST_CHECK(tst_dev.fresh == c && c->fresh_next == NULL);
+	vkl_memory_freed(&tst_dev, m3);
+	TST_CHECK(tst_dev.fresh == NULL);
+}
+
 int main(void)
 {
 	tst_table();
 	tst_resolution();
 	tst_reads_only();
 	tst_regions();
+	tst_address();
+	tst_fresh();
 	return tst_done();
 }

@@ -7659,6 +7659,7 @@ static VKAPI_ATTR uint64_t VKAPI_CALL vkl_w_vkGetBufferOpaqueCaptureAddress(VkDe
 		vkl_a.pInfo = pInfo;
 		vkl_a.ret = vkl_ret;
 		vkl_emit(SBT_VK_CMD_vkGetBufferOpaqueCaptureAddress, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkGetBufferOpaqueCaptureAddress, &vkl_a, 1);
 	}
 	return vkl_ret;
 }
@@ -7674,6 +7675,7 @@ static VKAPI_ATTR uint64_t VKAPI_CALL vkl_w_vkGetBufferOpaqueCaptureAddressKHR(V
 		vkl_a.pInfo = pInfo;
 		vkl_a.ret = vkl_ret;
 		vkl_emit(SBT_VK_CMD_vkGetBufferOpaqueCaptureAddressKHR, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkGetBufferOpaqueCaptureAddressKHR, &vkl_a, 1);
 	}
 	return vkl_ret;
 }
@@ -7689,6 +7691,7 @@ static VKAPI_ATTR VkDeviceAddress VKAPI_CALL vkl_w_vkGetBufferDeviceAddress(VkDe
 		vkl_a.pInfo = pInfo;
 		vkl_a.ret = vkl_ret;
 		vkl_emit(SBT_VK_CMD_vkGetBufferDeviceAddress, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkGetBufferDeviceAddress, &vkl_a, 1);
 	}
 	return vkl_ret;
 }
@@ -7704,6 +7707,7 @@ static VKAPI_ATTR VkDeviceAddress VKAPI_CALL vkl_w_vkGetBufferDeviceAddressKHR(V
 		vkl_a.pInfo = pInfo;
 		vkl_a.ret = vkl_ret;
 		vkl_emit(SBT_VK_CMD_vkGetBufferDeviceAddressKHR, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkGetBufferDeviceAddressKHR, &vkl_a, 1);
 	}
 	return vkl_ret;
 }
@@ -7719,6 +7723,7 @@ static VKAPI_ATTR VkDeviceAddress VKAPI_CALL vkl_w_vkGetBufferDeviceAddressEXT(V
 		vkl_a.pInfo = pInfo;
 		vkl_a.ret = vkl_ret;
 		vkl_emit(SBT_VK_CMD_vkGetBufferDeviceAddressEXT, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkGetBufferDeviceAddressEXT, &vkl_a, 1);
 	}
 	return vkl_ret;
 }
@@ -7910,6 +7915,7 @@ static VKAPI_ATTR uint64_t VKAPI_CALL vkl_w_vkGetDeviceMemoryOpaqueCaptureAddres
 		vkl_a.pInfo = pInfo;
 		vkl_a.ret = vkl_ret;
 		vkl_emit(SBT_VK_CMD_vkGetDeviceMemoryOpaqueCaptureAddress, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkGetDeviceMemoryOpaqueCaptureAddress, &vkl_a, 1);
 	}
 	return vkl_ret;
 }
@@ -7925,6 +7931,7 @@ static VKAPI_ATTR uint64_t VKAPI_CALL vkl_w_vkGetDeviceMemoryOpaqueCaptureAddres
 		vkl_a.pInfo = pInfo;
 		vkl_a.ret = vkl_ret;
 		vkl_emit(SBT_VK_CMD_vkGetDeviceMemoryOpaqueCaptureAddressKHR, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkGetDeviceMemoryOpaqueCaptureAddressKHR, &vkl_a, 1);
 	}
 	return vkl_ret;
 }
