@@ -73,6 +73,9 @@ typedef struct vkl_frame_dev vkl_frame_dev;
 
 /* Timeline signals a device remembers (vkl_device.sig). */
 #define VKL_SIGNALS 64
+/* Queues whose completions a device tracks one by one (vkl_queue.c); more
+ * share the last entry, which only a device wait completes. */
+#define VKL_QUEUES 16
 
 typedef struct vkl_device {
 	vkl_device_table table; /* first: the generated wrappers use it */
@@ -98,21 +101,34 @@ typedef struct vkl_device {
 	 * it first (0: nothing kept); read without map_mu at each submit. */
 	_Atomic(uint64_t) kept_due;
 	/* Submissions so far (each vkQueueSubmit* / vkQueueBindSparse call is
-	 * one, numbered from 1), and the highest number known complete: a
-	 * fence waited on or found signalled completes its submission and,
-	 * fences signalling in submission order, everything before it; a
-	 * device wait completes all.  The device is idle when the two are
-	 * equal (conservative with several queues). */
+	 * one, numbered from 1), and the highest number up to which every
+	 * submission is known complete.  The device is idle when the two are
+	 * equal. */
 	_Atomic(uint64_t) submits;
 	_Atomic(uint64_t) completed;
-	/* The queue every submission went to (0: none yet, 1: several). */
-	_Atomic(uintptr_t) submit_queue;
+	/* Per queue submitted to (vkl_queue.c), under q_mu, which also numbers
+	 * the submissions: the last made to it, and the number up to which its
+	 * submissions are known complete (a fence waited on or found signalled
+	 * completes its submission and those before it on its queue, fences
+	 * signalling in submission order; a queue wait all of that queue's; a
+	 * timeline value reached the submission that signals it; a device wait
+	 * every queue's).  `completed` is the lowest such number of a queue
+	 * with work outstanding, or `submits` when none has any: another
+	 * queue's earlier work may still run.  Queues past VKL_QUEUES share
+	 * the last entry (shared), completed by a device wait only. */
+	pthread_mutex_t q_mu;
+	struct vkl_queue_work {
+		uintptr_t queue;
+		uint64_t last, done;
+	} qw[VKL_QUEUES];
+	uint32_t nqw;
+	int qw_shared;
 	/* Timeline semaphore signals of submissions not yet known reached
 	 * (vkl_queue.c): a wait or counter query that shows one reached
 	 * completes its submission; oldest first, under sig_mu. */
 	pthread_mutex_t sig_mu;
 	struct vkl_signal {
-		uint64_t semaphore, value, submission;
+		uint64_t semaphore, value, submission; /* submission: as vkl_fence_submission */
 	} sig[VKL_SIGNALS];
 	uint32_t nsig;
 	/* TRACESMITH_FRAME_HASH state (vkl_frame.c); NULL when off. */
@@ -131,9 +147,11 @@ void vkl_frame_device_gone(vkl_device *d);
 int vkl_frame_hash(vkl_device *d, VkQueue queue, const VkPresentInfoKHR *info, uint64_t seq,
                    VkPresentInfoKHR *down);
 
-/* vkl_queue.c: the submission a fence was last submitted with (0: none). */
+/* vkl_queue.c: the ticket of the submission a fence was last submitted
+ * with (its number, and its queue's entry in the top bits; 0: none). */
 uint64_t vkl_fence_submission(VkFence fence);
-/* Note that submission `n` of d (and all before) completed. */
+/* Note that every submission of d numbered up to n completed, on every
+ * queue (a device wait that began after submission n). */
 void vkl_device_completed(vkl_device *d, uint64_t n);
 static inline int vkl_device_idle(vkl_device *d)
 {

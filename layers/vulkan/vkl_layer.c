@@ -993,6 +993,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateDevice(VkPhysicalDevice physicalDev
 	d->can_present = can_present;
 	pthread_mutex_init(&d->map_mu, NULL);
 	pthread_mutex_init(&d->sig_mu, NULL);
+	pthread_mutex_init(&d->q_mu, NULL);
 	inst->table.GetPhysicalDeviceMemoryProperties(physicalDevice, &d->mem_props);
 	vkl_device_table_fill(&d->table, *pDevice, gdpa, inst->handle, gipa);
 	vkl_frame_device_init(d);
@@ -1045,5 +1046,6 @@ VKAPI_ATTR void VKAPI_CALL vkl_o_vkDestroyDevice(VkDevice device,
 	vkl_memory_device_gone(d);
 	pthread_mutex_destroy(&d->map_mu);
 	pthread_mutex_destroy(&d->sig_mu);
+	pthread_mutex_destroy(&d->q_mu);
 	free(d);
 }

@@ -59,7 +59,18 @@ void vkl_frame_after_label(const char *label)
 
 /* ---- submissions and their completion ---------------------------------------- */
 
-/* The submission number rides in the fence's live-object entry. */
+/*
+ * A submission's ticket: its number, and in the top bits its queue's entry
+ * in d->qw plus one (0: none).  It rides in its fence's live-object entry
+ * and in the timeline signals noted for it, so that what shows the
+ * submission complete completes it on its own queue: submissions signal
+ * in submission order on one queue, not across queues, so a fence of one
+ * queue says nothing of another queue's earlier work.
+ */
+#define VKL_TICKET_SHIFT 56
+#define VKL_TICKET_N(t) ((t) & (((uint64_t)1 << VKL_TICKET_SHIFT) - 1))
+#define VKL_TICKET_SLOT(t) ((uint32_t)((t) >> VKL_TICKET_SHIFT))
+
 uint64_t vkl_fence_submission(VkFence fence)
 {
 	vkl_object o;
@@ -68,36 +79,122 @@ uint64_t vkl_fence_submission(VkFence fence)
 	return (uint64_t)(uintptr_t)o.data;
 }
 
-/* Whether every submission of d so far went to `queue`. */
-static int vkl_queue_only(vkl_device *d, VkQueue queue)
+/* d->completed from the queues' entries: the lowest number up to which a
+ * queue with work outstanding is complete, or every submission.  Called
+ * with d->q_mu held (which numbers the submissions). */
+static void vkl_queues_settle(vkl_device *d)
 {
-	uintptr_t q = atomic_load(&d->submit_queue);
-	return q == 0 || q == (uintptr_t)queue;
+	uint64_t x = atomic_load(&d->submits), cur;
+	uint32_t i;
+	for (i = 0; i < d->nqw; i++)
+		if (d->qw[i].done < d->qw[i].last && d->qw[i].done < x)
+			x = d->qw[i].done;
+	cur = atomic_load(&d->completed);
+	if (x > cur)
+		atomic_store(&d->completed, x);
+}
+
+/* d->qw's entry for queue, added at its first submission (the last one
+ * shared by queues past VKL_QUEUES).  Called with d->q_mu held. */
+static uint32_t vkl_queue_slot(vkl_device *d, VkQueue queue)
+{
+	uint32_t i;
+	for (i = 0; i < d->nqw; i++)
+		if (d->qw[i].queue == (uintptr_t)queue)
+			return i;
+	if (d->nqw == VKL_QUEUES) {
+		d->qw_shared = 1;
+		return VKL_QUEUES - 1;
+	}
+	d->qw[d->nqw].queue = (uintptr_t)queue;
+	d->qw[d->nqw].last = d->qw[d->nqw].done = 0;
+	return d->nqw++;
+}
+
+/* Numbers a submission to queue; returns its ticket. */
+static uint64_t vkl_queue_submission(vkl_device *d, VkQueue queue)
+{
+	uint64_t n;
+	uint32_t slot;
+	pthread_mutex_lock(&d->q_mu);
+	n = atomic_fetch_add(&d->submits, 1) + 1;
+	slot = vkl_queue_slot(d, queue);
+	d->qw[slot].last = n;
+	pthread_mutex_unlock(&d->q_mu);
+	return n | (uint64_t)(slot + 1) << VKL_TICKET_SHIFT;
+}
+
+/* The submission of ticket t and those before it on its queue completed;
+ * returns whether that completed anything not known complete before. */
+static int vkl_ticket_completed(vkl_device *d, uint64_t t)
+{
+	uint32_t slot = VKL_TICKET_SLOT(t);
+	uint64_t n = VKL_TICKET_N(t);
+	int more = 0;
+	if (!slot || !n || slot > VKL_QUEUES)
+		return 0;
+	pthread_mutex_lock(&d->q_mu);
+	/* the shared entry: which queue's work it was is not known */
+	if (!(slot == VKL_QUEUES && d->qw_shared) && slot <= d->nqw && n > d->qw[slot - 1].done) {
+		d->qw[slot - 1].done = n;
+		more = 1;
+		vkl_queues_settle(d);
+	}
+	pthread_mutex_unlock(&d->q_mu);
+	return more;
+}
+
+/* All of queue's submissions so far (up to `before`, the count when its
+ * wait began) completed. */
+static void vkl_queue_idle(vkl_device *d, VkQueue queue, uint64_t before)
+{
+	uint32_t i;
+	pthread_mutex_lock(&d->q_mu);
+	for (i = 0; i < d->nqw; i++)
+		if (d->qw[i].queue == (uintptr_t)queue)
+			break;
+	if (i < d->nqw && !(i == VKL_QUEUES - 1 && d->qw_shared) && before > d->qw[i].done) {
+		d->qw[i].done = before;
+		vkl_queues_settle(d);
+	}
+	pthread_mutex_unlock(&d->q_mu);
 }
 
 void vkl_device_completed(vkl_device *d, uint64_t n)
 {
-	uint64_t cur = atomic_load(&d->completed);
-	while (n > cur && !atomic_compare_exchange_weak(&d->completed, &cur, n))
-		;
+	uint32_t i;
+	pthread_mutex_lock(&d->q_mu);
+	for (i = 0; i < d->nqw; i++)
+		if (n > d->qw[i].done)
+			d->qw[i].done = n;
+	vkl_queues_settle(d);
+	pthread_mutex_unlock(&d->q_mu);
 }
 
-/* After waiting on fences successfully: all of them (waitAll, or one
- * fence) complete up to the highest submission, any of them only up to
- * the lowest. */
+/* After waiting on fences successfully: each of them (waitAll, or one
+ * fence) completes its submission on its queue; any one of several only
+ * the earliest, and only when they all went to one queue (which was
+ * reached is not known). */
 static void vkl_fences_completed(vkl_device *d, uint32_t n, const VkFence *fences, int all)
 {
-	uint64_t hi = 0, lo = UINT64_MAX;
-	uint32_t i;
+	uint64_t lo = UINT64_MAX;
+	uint32_t i, slot = 0;
+	int one_queue = 1;
 	for (i = 0; i < n; i++) {
-		uint64_t s = vkl_fence_submission(fences[i]);
-		if (s > hi)
-			hi = s;
-		if (s < lo)
-			lo = s;
+		uint64_t t = vkl_fence_submission(fences[i]);
+		if (all || n == 1) {
+			vkl_ticket_completed(d, t);
+			continue;
+		}
+		if (i == 0)
+			slot = VKL_TICKET_SLOT(t);
+		else if (VKL_TICKET_SLOT(t) != slot)
+			one_queue = 0;
+		if (VKL_TICKET_N(t) < VKL_TICKET_N(lo))
+			lo = t;
 	}
-	if (n)
-		vkl_device_completed(d, all || n == 1 ? hi : lo);
+	if (!all && n > 1 && one_queue && lo != UINT64_MAX)
+		vkl_ticket_completed(d, lo);
 }
 
 /* ---- memory ---------------------------------------------------------------- */
@@ -238,8 +335,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkInvalidateMappedMemoryRanges(
  * binary semaphores' values are 0 or ignored) are noted in the device's
  * table before it goes down; a wait or query that shows a semaphore at or
  * past a noted value completes that submission and, as a fence would, those
- * before it.  Only while every submission went to one queue: another
- * queue's earlier work may still run.  A wait for any one of several
+ * before it on its queue (its ticket).  A wait for any one of several
  * semaphores completes nothing (which one was reached is not known).  The
  * table keeps the VKL_SIGNALS newest signals; an older one dropped only
  * delays a completion to the next signal reached.
@@ -313,39 +409,33 @@ static void vkl_signals_noted(vkl_device *d, uint32_t cmd, const void *args, uin
 		pthread_mutex_unlock(&d->sig_mu);
 }
 
-/* sem is at value or past it: the highest submission noted as signalling
- * it at or below value (0: none), those signals forgotten with any of a
- * submission already complete. */
-static uint64_t vkl_signals_reached(vkl_device *d, VkSemaphore sem, uint64_t value)
+/* sem is at value or past it: each submission noted as signalling it at
+ * or below value completed (signal values on a timeline only rise, so
+ * every signal of a lower value happened before), and those signals are
+ * forgotten, with any of a submission already complete.  Returns whether
+ * that completed anything not known complete before. */
+static int vkl_signals_reached(vkl_device *d, VkSemaphore sem, uint64_t value)
 {
-	uint64_t hi = 0, done = atomic_load(&d->completed), h = (uint64_t)(uintptr_t)sem;
-	uint32_t i, k = 0;
+	uint64_t done = atomic_load(&d->completed), h = (uint64_t)(uintptr_t)sem;
+	uint64_t reached[VKL_SIGNALS];
+	uint32_t i, k = 0, nr = 0;
+	int more = 0;
 	pthread_mutex_lock(&d->sig_mu);
 	for (i = 0; i < d->nsig; i++) {
 		const struct vkl_signal *g = &d->sig[i];
 		if (g->semaphore == h && g->value <= value) {
-			if (g->submission > hi)
-				hi = g->submission;
+			reached[nr++] = g->submission;
 			continue;
 		}
-		if (g->submission <= done)
+		if (VKL_TICKET_N(g->submission) <= done)
 			continue;
 		d->sig[k++] = *g;
 	}
 	d->nsig = k;
 	pthread_mutex_unlock(&d->sig_mu);
-	return hi;
-}
-
-/* Completes submission n and those before it when every submission went
- * to one queue; returns whether that completed anything new. */
-static int vkl_signals_complete(vkl_device *d, uint64_t n)
-{
-	if (!n || atomic_load(&d->submit_queue) == (uintptr_t)1 ||
-	    n <= atomic_load(&d->completed))
-		return 0;
-	vkl_device_completed(d, n);
-	return 1;
+	for (i = 0; i < nr; i++)
+		more |= vkl_ticket_completed(d, reached[i]);
+	return more;
 }
 
 /* ---- submission -------------------------------------------------------------- */
@@ -355,23 +445,21 @@ static int vkl_signals_complete(vkl_device *d, uint64_t n)
 static uint64_t vkl_before_submit(vkl_device *d, VkQueue queue, uint32_t cmd, const void *args,
                                   VkFence fence)
 {
-	uint64_t n;
-	uintptr_t q = (uintptr_t)queue, none = 0;
+	uint64_t t, n;
 	/* a window that starts with this submit opens here, its snapshot first */
 	cap_unit_begin(CAP_UNIT_SUBMIT);
-	n = atomic_fetch_add(&d->submits, 1) + 1;
-	if (!atomic_compare_exchange_strong(&d->submit_queue, &none, q) && none != q)
-		atomic_store(&d->submit_queue, (uintptr_t)1);
+	t = vkl_queue_submission(d, queue);
+	n = VKL_TICKET_N(t);
 	if (fence) {
 		/* the fence's entry exists (vkCreateFence added it); adding it
 		 * here would adopt this thread's last kept creation (vkl_trim.c) */
 		void *lk;
 		vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_FENCE, (uint64_t)(uintptr_t)fence, &lk);
 		if (o)
-			o->data = (void *)(uintptr_t)n;
+			o->data = (void *)(uintptr_t)t;
 		vkl_objects_unlock(lk);
 	}
-	vkl_signals_noted(d, cmd, args, n);
+	vkl_signals_noted(d, cmd, args, t);
 	vkl_reach_publish(d, cmd, args);
 	vkl_memory_submitted(d, n);
 	return vkl_emit(cmd, CAP_REC_WORK, args);
@@ -563,9 +651,8 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkQueueWaitIdle(VkQueue queue)
 		a.queue = queue;
 		a.ret = ret;
 		seq = vkl_emit(SBT_VK_CMD_vkQueueWaitIdle, 0, &a);
-		/* complete only when every submission went to this queue */
-		if (ret == VK_SUCCESS && vkl_queue_only(d, queue))
-			vkl_device_completed(d, before);
+		if (ret == VK_SUCCESS)
+			vkl_queue_idle(d, queue, before);
 		if (ret == VK_SUCCESS)
 			vkl_memory_observe(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, seq);
 	}
@@ -607,18 +694,11 @@ static VkResult vkl_wait_semaphores(VkDevice device, const VkSemaphoreWaitInfo *
 		seq = vkl_emit(cmd, 0, &a);
 		if (ret == VK_SUCCESS) {
 			/* every semaphore at its value, unless any one was enough */
-			uint64_t hi = 0;
 			uint32_t i;
 			if (!(pWaitInfo->flags & VK_SEMAPHORE_WAIT_ANY_BIT) ||
-			    pWaitInfo->semaphoreCount == 1) {
-				for (i = 0; i < pWaitInfo->semaphoreCount; i++) {
-					uint64_t r = vkl_signals_reached(d, pWaitInfo->pSemaphores[i],
-					                                 pWaitInfo->pValues[i]);
-					if (r > hi)
-						hi = r;
-				}
-			}
-			vkl_signals_complete(d, hi);
+			    pWaitInfo->semaphoreCount == 1)
+				for (i = 0; i < pWaitInfo->semaphoreCount; i++)
+					vkl_signals_reached(d, pWaitInfo->pSemaphores[i], pWaitInfo->pValues[i]);
 			vkl_memory_observe(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, seq);
 		}
 	}
@@ -649,8 +729,7 @@ static VkResult vkl_counter_value(VkDevice device, VkSemaphore semaphore, uint64
 		a.pValue = pValue;
 		a.ret = ret;
 		seq = vkl_emit(cmd, 0, &a);
-		if (ret == VK_SUCCESS &&
-		    vkl_signals_complete(d, vkl_signals_reached(d, semaphore, *pValue)))
+		if (ret == VK_SUCCESS && vkl_signals_reached(d, semaphore, *pValue))
 			vkl_memory_observe(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, seq);
 	}
 	return ret;
