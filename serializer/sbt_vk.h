@@ -161,7 +161,9 @@ typedef struct sbt_vk_enc {
 	size_t cap;
 	/* Byte arrays (void* data with its size, shader code) of at least
 	 * blob_threshold bytes go through blob_put when both are set: the
-	 * payload then holds the blob id instead of the bytes. */
+	 * payload then holds the blob id instead of the bytes.  blob_put
+	 * copies the bytes before it returns: they may lie in a buffer of the
+	 * encoder's own (a strided array gathered packed). */
 	size_t blob_threshold;
 	int (*blob_put)(void *ctx, const void *data, size_t len, uint64_t *blob_id_out);
 	void *blob_ctx;

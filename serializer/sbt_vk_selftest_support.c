@@ -97,8 +97,12 @@ int sbt_vk_t_fail(sbt_vk_c *c, const char *what)
 
 #define SBT_VK_T_BLOBS 4096
 
+/* The blobs of one round trip, copied as the capture's blob store copies
+ * them (the encoder may hand over bytes it gathered into a buffer of its
+ * own, freed or out of scope when blob_put returns: a strided array's
+ * packed elements). */
 typedef struct sbt_vk_t_store {
-	const void *data[SBT_VK_T_BLOBS];
+	void *data[SBT_VK_T_BLOBS];
 	size_t len[SBT_VK_T_BLOBS];
 	size_t n;
 } sbt_vk_t_store;
@@ -106,12 +110,20 @@ typedef struct sbt_vk_t_store {
 static int sbt_vk_t_store_put(void *ctx, const void *data, size_t len, uint64_t *id_out)
 {
 	sbt_vk_t_store *s = ctx;
-	if (s->n == SBT_VK_T_BLOBS)
+	void *copy;
+	if (s->n == SBT_VK_T_BLOBS || !(copy = malloc(len ? len : 1)))
 		return -1;
-	s->data[s->n] = data;
+	memcpy(copy, data, len);
+	s->data[s->n] = copy;
 	s->len[s->n] = len;
 	*id_out = ++s->n;
 	return 0;
+}
+
+static void sbt_vk_t_store_clear(sbt_vk_t_store *s)
+{
+	while (s->n)
+		free(s->data[--s->n]);
 }
 
 static sbt_vk_status sbt_vk_t_store_get(void *ctx, uint64_t id, size_t len, const void **out)
@@ -147,7 +159,7 @@ static void sbt_vk_t_round(sbt_vk_t_run_ctx *r)
 	sbt_vk_arena_reset(r->f.a);
 	sbt_vk_arena_reset(r->dec);
 	r->enc.len = 0;
-	r->store->n = 0;
+	sbt_vk_t_store_clear(r->store);
 }
 
 static void sbt_vk_t_report(sbt_vk_t_run_ctx *r, const char *what, const char *why)
@@ -264,6 +276,7 @@ sbt_vk_status sbt_vk_t_run(uint64_t seed, sbt_vk_selftest_report *out,
 out_free_fill:
 	sbt_vk_arena_free(r.f.a);
 out_free_store:
+	sbt_vk_t_store_clear(r.store);
 	free(r.store);
 out:
 	return st;
