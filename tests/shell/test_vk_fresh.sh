@@ -27,14 +27,23 @@ set -eu
 vk_env_init
 P=$BUILD/tests/programs/vk_fresh
 SIZE=262144
+# The poison needs the heap glibc's malloc keeps: the sanitizers'
+# allocators (make asan, make tsan) map a block this large fresh at each
+# allocation, zeros, so there it is not asked for; what the trace holds at
+# each first map is checked all the same.
+POISON=--need-poison
+if nm -D "$P" 2>/dev/null | grep -q ' __[at]san_init$'; then
+	POISON=
+	echo "note: under a sanitizer lavapipe's memory comes fresh from its allocator: no poison"
+fi
 
 vk_env_layers_validation
-vk_env_run "$T/plain.log" "$P" --need-poison || fail "vk_fresh alone: $(tail -3 "$T/plain.log")"
+vk_env_run "$T/plain.log" "$P" $POISON || fail "vk_fresh alone: $(tail -3 "$T/plain.log")"
 hash=$(grep '^vk_fresh: hash' "$T/plain.log")
 [ -n "$hash" ] || fail "vk_fresh printed no hash: $(tail -3 "$T/plain.log")"
 
 vk_env_layers_ours
-TRACESMITH_OUTPUT=$T/f.sbt vk_env_run "$T/ours.log" "$P" --need-poison ||
+TRACESMITH_OUTPUT=$T/f.sbt vk_env_run "$T/ours.log" "$P" $POISON ||
 	fail "vk_fresh under our layer: $(tail -3 "$T/ours.log")"
 [ "$(grep '^vk_fresh: hash' "$T/ours.log")" = "$hash" ] ||
 	fail "vk_fresh under our layer printed '$(grep '^vk_fresh: hash' "$T/ours.log")', without it '$hash'"
@@ -88,10 +97,10 @@ echo "ok: replay, $n checkpoints matched"
 
 # part 3: reached by address
 vk_env_layers_validation
-vk_env_run "$T/aplain.log" "$P" --need-poison --address || fail "vk_fresh --address alone: $(tail -3 "$T/aplain.log")"
+vk_env_run "$T/aplain.log" "$P" $POISON --address || fail "vk_fresh --address alone: $(tail -3 "$T/aplain.log")"
 ahash=$(grep '^vk_fresh: hash' "$T/aplain.log")
 vk_env_layers_ours
-TRACESMITH_OUTPUT=$T/a.sbt vk_env_run "$T/aours.log" "$P" --need-poison --address ||
+TRACESMITH_OUTPUT=$T/a.sbt vk_env_run "$T/aours.log" "$P" $POISON --address ||
 	fail "vk_fresh --address under our layer: $(tail -3 "$T/aours.log")"
 [ "$(grep '^vk_fresh: hash' "$T/aours.log")" = "$ahash" ] ||
 	fail "vk_fresh --address under our layer printed '$(grep '^vk_fresh: hash' "$T/aours.log")', without it '$ahash'"
