@@ -10,7 +10,10 @@
 # trimmed to --submits 7-10 each leave out one command buffer or call and
 # replay with every checkpoint equal; vk_compute's replay is profiled with timestamp
 # queries (--profile).  vk_compute --timeline (timeline semaphores its only
-# wait) captured and replayed with its six checkpoints.  vk_race on two real queues: the emulator's race
+# wait) captured and replayed with its six checkpoints.  vk_fresh (memory
+# first mapped after submissions) replayed with every checkpoint equal, and
+# its --address run's replay equal or stopped at a differing buffer device
+# address.  vk_race on two real queues: the emulator's race
 # across them, sampled orders.  The Khronos validation layer runs only
 # where GPU_VK_VALIDATION names a folder with it (the GPU machines lack
 # Debian's package; scripts/gpu_pack.sh carries it).  Uses the NVIDIA ICD; lavapipe's must not answer.
@@ -56,6 +59,39 @@ vk_timeline() {
 	echo "vk_timeline: $(grep -h 'checkpoints:' "$T/tl.replay.out" "$T/tl.replay.err" | tail -n 1)"
 }
 gpu_part vk_timeline vk_timeline
+# Memory first mapped after submissions (vk_fresh; test_vk_fresh.sh on
+# lavapipe, where it poisons the heap): the program's checks pass under the
+# layer and its replay matches every checkpoint.  With --address a shader
+# writes through a buffer device address: the replay either matches every
+# checkpoint (the driver gave the captured addresses again) or stops at the
+# vkGetBufferDeviceAddress whose address differs, exit 1 with the message
+# (docs/vulkan-replay.md, "Memory"), never a crash.  It prints which.
+vk_fresh() {
+	vk_prog vk_fresh
+	expect_rc 0 fa.plain "$P/vk_fresh" --address
+	expect_rc 0 fa.capture "$BUILD/tscapture" -o "$T/fa.sbt" -- "$P/vk_fresh" --address
+	[ "$(grep '^vk_fresh: hash' "$T/fa.capture.out")" = "$(grep '^vk_fresh: hash' "$T/fa.plain.out")" ] ||
+		fail "vk_fresh --address: the captured run printed another hash"
+	fa_rc=0
+	"$BUILD/tsreplay" "$T/fa.sbt" >"$T/fa.replay.out" 2>"$T/fa.replay.err" || fa_rc=$?
+	case $fa_rc in
+	0)
+		grep -q ' 0 differ' "$T/fa.replay.out" "$T/fa.replay.err" ||
+			fail "vk_fresh --address: replay: $(cat "$T/fa.replay.out" "$T/fa.replay.err" | tail -n 3)"
+		echo "vk_fresh --address: the driver gave the captured addresses;" \
+			"$(grep -h 'checkpoints:' "$T/fa.replay.out" "$T/fa.replay.err" | tail -n 1)"
+		;;
+	1)
+		grep -q 'has device address 0x[0-9a-f]* here but had 0x[0-9a-f]* at capture' "$T/fa.replay.err" ||
+			fail "vk_fresh --address: replay exited 1 without the address message: $(tail -n 3 "$T/fa.replay.err")"
+		echo "vk_fresh --address: replay stopped: $(grep -h 'has device address' "$T/fa.replay.err" | head -n 1)"
+		;;
+	*)
+		fail "vk_fresh --address: tsreplay exited $fa_rc: $(tail -n 3 "$T/fa.replay.err")"
+		;;
+	esac
+}
+gpu_part vk_fresh vk_fresh
 gpu_part vk_offscreen vk_prog vk_offscreen --frames 3
 gpu_part vk_multithread vk_prog vk_multithread --thread-submit
 # VK_EXT_external_memory_host: host allocations imported as device memory
