@@ -157,7 +157,8 @@ typedef struct vkl_memory {
 	size_t wr[VKL_MEM_MAX_CHECKPOINTS][2];
 	size_t nwr;
 	int wr_all;
-	int first_map; /* the mapping now made is the object's first */
+	int first_map; /* the mapping now made is the object's first, until
+	                  vkl_memory_map_recorded has recorded it */
 	pthread_mutex_t mu;
 	/* the mapping, when mapped */
 	VkDeviceSize map_offset;
@@ -850,11 +851,13 @@ out_nomem:
 
 /*
  * The first map of an object that submissions since its allocation may
- * have written in part (m->wr): those ranges hold results, checkpointed
- * when final (idle, and no submission since: see vkl_mem_apply); the rest
- * of the mapping holds the driver's initial contents, recorded once as if
- * the host had written them, as for an object nothing was submitted
- * since.  Checkpointing the whole mapping would compare bytes no command
+ * have written in part (m->wr), or not at all: those ranges hold results,
+ * checkpointed when final (idle, and no submission since: see
+ * vkl_mem_apply); the rest of the mapping (all of it when nothing could
+ * write it) holds the driver's initial contents, which a replay would not
+ * reproduce: recorded once, as if the host had written them, so that
+ * bytes the host later writes with the same value replay the same.
+ * Checkpointing the whole mapping would compare bytes no command
  * wrote, which a replay's allocation does not hold (lavapipe's memory
  * comes from the heap: a readback buffer of 2 MiB whose first 4 bytes a
  * copy wrote held leftover heap bytes after them).  Called with m->mu held;
@@ -891,6 +894,7 @@ static int vkl_mem_first_map(vkl_device *d, vkl_memory *m, uint64_t seq, uint64_
 	if (n)
 		n = j + 1;
 	m->initial_recorded = 1;
+	m->first_map = 0; /* done: recorded once */
 	for (i = 0; i <= n; i++) {
 		size_t end = i < n ? r[i][0] : m->map_size;
 		if (end > at) {
@@ -921,13 +925,12 @@ int vkl_memory_map_recorded(vkl_device *d, VkDeviceMemory mem, uint64_t seq)
 	pthread_mutex_lock(&m->mu);
 	if (!m->shadow) {
 		ret = 0;
-	} else if (m->first_map && !m->wr_all && m->nwr) {
+	} else if (m->first_map && !m->wr_all) {
 		ret = vkl_mem_first_map(d, m, seq, submits);
-	} else if (submits == m->alloc_submits || (m->first_map && !m->wr_all)) {
-		/* Nothing ran since the allocation: what the mapping holds is the
-		 * driver's initial contents, which a replay would not reproduce
-		 * (bytes the host later writes with the same value would never
-		 * look written).  Recorded once, as if the host had written it. */
+	} else if (submits == m->alloc_submits) {
+		/* A later map, nothing ran since the allocation: the driver's
+		 * initial contents, recorded once (the first map records them
+		 * unless no capture window was open then). */
 		if (!m->initial_recorded) {
 			m->initial_recorded = 1;
 			vkl_emit_memory_write((uint64_t)(uintptr_t)mem, m->map_offset, m->ref,

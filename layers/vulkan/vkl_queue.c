@@ -341,8 +341,9 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkInvalidateMappedMemoryRanges(
  * delays a completion to the next signal reached.
  */
 
-/* Takes d->sig_mu at the first signal noted (*locked). */
-static void vkl_signal_note(vkl_device *d, VkSemaphore sem, uint64_t value, uint64_t n,
+/* Takes d->sig_mu at the first signal noted (*locked); t is the
+ * submission's ticket. */
+static void vkl_signal_note(vkl_device *d, VkSemaphore sem, uint64_t value, uint64_t t,
                             int *locked)
 {
 	if (!sem || !value)
@@ -357,7 +358,7 @@ static void vkl_signal_note(vkl_device *d, VkSemaphore sem, uint64_t value, uint
 	}
 	d->sig[d->nsig].semaphore = (uint64_t)(uintptr_t)sem;
 	d->sig[d->nsig].value = value;
-	d->sig[d->nsig].submission = n;
+	d->sig[d->nsig].submission = t;
 	d->nsig++;
 }
 
@@ -372,19 +373,19 @@ static const void *vkl_chained(const void *next, VkStructureType type)
 /* The signals of a VkSubmitInfo or VkBindSparseInfo (its pNext, its
  * semaphores): their values in a chained VkTimelineSemaphoreSubmitInfo. */
 static void vkl_signals_chained(vkl_device *d, const void *pnext, uint32_t count,
-                                const VkSemaphore *sems, uint64_t n, int *locked)
+                                const VkSemaphore *sems, uint64_t t, int *locked)
 {
-	const VkTimelineSemaphoreSubmitInfo *t =
+	const VkTimelineSemaphoreSubmitInfo *tl =
 	        vkl_chained(pnext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
 	uint32_t j;
-	for (j = 0; t && t->pSignalSemaphoreValues && j < count && j < t->signalSemaphoreValueCount;
-	     j++)
-		vkl_signal_note(d, sems[j], t->pSignalSemaphoreValues[j], n, locked);
+	for (j = 0;
+	     tl && tl->pSignalSemaphoreValues && j < count && j < tl->signalSemaphoreValueCount; j++)
+		vkl_signal_note(d, sems[j], tl->pSignalSemaphoreValues[j], t, locked);
 }
 
-/* The timeline signals of submission n (the arguments of cmd); no lock
- * taken when it has none. */
-static void vkl_signals_noted(vkl_device *d, uint32_t cmd, const void *args, uint64_t n)
+/* The timeline signals of the submission of ticket t (the arguments of
+ * cmd); no lock taken when it has none. */
+static void vkl_signals_noted(vkl_device *d, uint32_t cmd, const void *args, uint64_t t)
 {
 	uint32_t i, j;
 	int locked = 0;
@@ -392,18 +393,18 @@ static void vkl_signals_noted(vkl_device *d, uint32_t cmd, const void *args, uin
 		const sbt_vk_args_vkQueueSubmit *a = args;
 		for (i = 0; i < a->submitCount; i++)
 			vkl_signals_chained(d, a->pSubmits[i].pNext, a->pSubmits[i].signalSemaphoreCount,
-			                    a->pSubmits[i].pSignalSemaphores, n, &locked);
+			                    a->pSubmits[i].pSignalSemaphores, t, &locked);
 	} else if (cmd == SBT_VK_CMD_vkQueueSubmit2 || cmd == SBT_VK_CMD_vkQueueSubmit2KHR) {
 		const sbt_vk_args_vkQueueSubmit2 *a = args;
 		for (i = 0; i < a->submitCount; i++)
 			for (j = 0; j < a->pSubmits[i].signalSemaphoreInfoCount; j++)
 				vkl_signal_note(d, a->pSubmits[i].pSignalSemaphoreInfos[j].semaphore,
-				                a->pSubmits[i].pSignalSemaphoreInfos[j].value, n, &locked);
+				                a->pSubmits[i].pSignalSemaphoreInfos[j].value, t, &locked);
 	} else if (cmd == SBT_VK_CMD_vkQueueBindSparse) {
 		const sbt_vk_args_vkQueueBindSparse *a = args;
 		for (i = 0; i < a->bindInfoCount; i++)
 			vkl_signals_chained(d, a->pBindInfo[i].pNext, a->pBindInfo[i].signalSemaphoreCount,
-			                    a->pBindInfo[i].pSignalSemaphores, n, &locked);
+			                    a->pBindInfo[i].pSignalSemaphores, t, &locked);
 	}
 	if (locked)
 		pthread_mutex_unlock(&d->sig_mu);

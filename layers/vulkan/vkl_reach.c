@@ -595,8 +595,6 @@ static void vkl_reach_addressed(uint64_t h)
 	vkl_reach_shard *s = vkl_reach_lock(VK_OBJECT_TYPE_BUFFER, h);
 	vkl_res *r = vkl_res_get(s, VK_OBJECT_TYPE_BUFFER, h, 0);
 	VkDeviceMemory mem = r ? r->memory : VK_NULL_HANDLE;
-	if (r)
-		r->addressed = 1; /* a later bind (sparse: not modelled) too */
 	pthread_mutex_unlock(&s->mu);
 	if (mem != VK_NULL_HANDLE)
 		vkl_memory_mark_always(mem);
