@@ -16,11 +16,17 @@
  * its compression libraries in with it, and a machine without libdw (the
  * GPU machines the tools are copied to) still gets dladdr's names.  Only
  * the writer thread calls in here, so the state needs no lock.
+ *
+ * Separate debug files are looked for on this machine only, never through
+ * a debuginfod server (cap_sym_find_debuginfo).
  */
 #include <dlfcn.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <elfutils/libdwfl.h>
@@ -52,7 +58,63 @@ static struct {
 	Elf_Scn *(*nextscn)(Elf *, Elf_Scn *);
 	GElf_Shdr *(*getshdr)(Elf_Scn *, GElf_Shdr *);
 	char *(*strptr)(Elf *, size_t, size_t);
+	/* libdwfl's own finders of debug files */
+	int (*standard_find_debuginfo)(Dwfl_Module *, void **, const char *, Dwarf_Addr,
+	                               const char *, const char *, GElf_Word, char **);
+	int (*build_id_find_debuginfo)(Dwfl_Module *, void **, const char *, Dwarf_Addr,
+	                               const char *, const char *, GElf_Word, char **);
 } cap_dw;
+
+/* Whether name (a .gnu_debuglink file name) is beside the object at path,
+ * in .debug/ there, or under /usr/lib/debug/ in the object's directory:
+ * where libdwfl's standard search looks by default. */
+static int cap_sym_debuglink_here(const char *path, const char *name)
+{
+	char dir[PATH_MAX], cand[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	int n = slash ? (int)(slash - path) : 1;
+	if (!slash)
+		path = ".";
+	if (n >= (int)sizeof dir)
+		return 0;
+	memcpy(dir, path, (size_t)n);
+	dir[n] = 0;
+	if ((snprintf(cand, sizeof cand, "%s/%s", dir, name) < (int)sizeof cand &&
+	     stat(cand, &st) == 0) ||
+	    (snprintf(cand, sizeof cand, "%s/.debug/%s", dir, name) < (int)sizeof cand &&
+	     stat(cand, &st) == 0) ||
+	    (snprintf(cand, sizeof cand, "/usr/lib/debug%s/%s", dir, name) < (int)sizeof cand &&
+	     stat(cand, &st) == 0))
+		return 1;
+	return 0;
+}
+
+/* The debug file of an object whose own symbol table is only the dynamic
+ * one: by build ID under /usr/lib/debug/.build-id, else by its debuglink.
+ * dwfl_standard_find_debuginfo, finding neither, goes on to ask the
+ * debuginfod client, whose first use initialises libcurl and OpenSSL, and
+ * which waits up to 90 seconds for each object when DEBUGINFOD_URLS names a
+ * server.  From the capture's writer thread, in the program's process,
+ * that raced the program's exit: OpenSSL's exit handler, registered by that
+ * first use while exit() ran the handlers, freed what the first use was
+ * filling (SIGSEGV in OPENSSL_LH_insert under piglit's shader_runner on
+ * zink: 5 of its 2,383 tests in one run).  So the standard search runs only when a debug
+ * file is there to find by its debuglink; otherwise no debug file. */
+static int cap_sym_find_debuginfo(Dwfl_Module *mod, void **arg, const char *modname,
+                                  Dwarf_Addr base, const char *file, const char *link,
+                                  GElf_Word crc, char **debug_file)
+{
+	char real[PATH_MAX];
+	int fd = cap_dw.build_id_find_debuginfo(mod, arg, modname, base, file, link, crc,
+	                                        debug_file);
+	if (fd >= 0 || !file || !link || !*link)
+		return fd;
+	if (!cap_sym_debuglink_here(file, link) &&
+	    !(realpath(file, real) && cap_sym_debuglink_here(real, link)))
+		return -1;
+	return cap_dw.standard_find_debuginfo(mod, arg, modname, base, file, link, crc, debug_file);
+}
 
 static int cap_sym_dw_open(void)
 {
@@ -78,14 +140,17 @@ static int cap_sym_dw_open(void)
 	CAP_DW(nextscn, "elf_nextscn");
 	CAP_DW(getshdr, "gelf_getshdr");
 	CAP_DW(strptr, "elf_strptr");
+	CAP_DW(build_id_find_debuginfo, "dwfl_build_id_find_debuginfo");
 	*(void **)&cap_dw.cb.find_elf = dlsym(h, "dwfl_linux_proc_find_elf");
-	*(void **)&cap_dw.cb.find_debuginfo = dlsym(h, "dwfl_standard_find_debuginfo");
+	CAP_DW(standard_find_debuginfo, "dwfl_standard_find_debuginfo");
 #undef CAP_DW
+	cap_dw.cb.find_debuginfo = cap_sym_find_debuginfo;
 	cap_dw.cb.debuginfo_path = &cap_dw.debuginfo_path;
 	if (!cap_dw.begin || !cap_dw.end || !cap_dw.report_begin || !cap_dw.report_end ||
 	    !cap_dw.proc_report || !cap_dw.addrmodule || !cap_dw.addrinfo || !cap_dw.getsrc ||
 	    !cap_dw.lineinfo || !cap_dw.getelf || !cap_dw.shdrstrndx || !cap_dw.nextscn ||
-	    !cap_dw.getshdr || !cap_dw.strptr || !cap_dw.cb.find_elf || !cap_dw.cb.find_debuginfo)
+	    !cap_dw.getshdr || !cap_dw.strptr || !cap_dw.cb.find_elf ||
+	    !cap_dw.standard_find_debuginfo || !cap_dw.build_id_find_debuginfo)
 		return 0; /* left open: the library stays as long as the process */
 	cap_dw.dwfl = cap_dw.begin(&cap_dw.cb);
 	return cap_dw.dwfl != NULL;

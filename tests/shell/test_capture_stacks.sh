@@ -74,6 +74,29 @@ if command -v objcopy >/dev/null 2>&1; then
 	sym_has split 64 cap_tool_work_site
 	grep "^symbols 64 " "$tmp/check.out" | grep -q 'cap_tool!cap_tool_work_site+0x[0-9a-f]* (' &&
 		fail "split: a source line from the separate debug file: $(grep '^symbols 64' "$tmp/check.out")"
+	# Stripped of every symbol but the dynamic ones, with the debug file
+	# in .debug/ beside it: the static cap_tool_stacks is named from there.
+	mkdir "$tmp/split/all" "$tmp/split/all/.debug"
+	cp "$tmp/split/cap_tool.debug" "$tmp/split/all/.debug/"
+	objcopy --strip-all --add-gnu-debuglink="$tmp/split/cap_tool.debug" "$T" "$tmp/split/all/cap_tool"
+	rm -f "$tmp/s.sbt"
+	TRACESMITH_OUTPUT="$tmp/s.sbt" "$tmp/split/all/cap_tool" stacks >/dev/null || fail "stripped: exit $?"
+	"$T" check "$tmp/s.sbt" >"$tmp/check.out" || fail "stripped: check failed: $(cat "$tmp/check.out")"
+	sym_has stripped 64 cap_tool_stacks
+	# With no debug file anywhere, no debuginfod server is asked (its
+	# client, started by the writer thread, raced the program's exit and
+	# waits up to 90 s an object): DEBUGINFOD_VERBOSE would print each
+	# query, and the client would make its cache folder.
+	mkdir "$tmp/bare"
+	objcopy --strip-all "$T" "$tmp/bare/cap_tool"
+	rm -f "$tmp/s.sbt"
+	DEBUGINFOD_URLS=http://127.0.0.1:9 DEBUGINFOD_VERBOSE=1 DEBUGINFOD_CACHE_PATH="$tmp/bare/cache" \
+		TRACESMITH_OUTPUT="$tmp/s.sbt" "$tmp/bare/cap_tool" stacks >"$tmp/bare.out" 2>&1 ||
+		fail "bare: exit $?"
+	"$T" check "$tmp/s.sbt" >"$tmp/check.out" || fail "bare: check failed: $(cat "$tmp/check.out")"
+	sym_has bare 64 cap_tool_work_site
+	! grep -q debuginfod "$tmp/bare.out" && [ ! -e "$tmp/bare/cache" ] ||
+		fail "bare: a debuginfod server was asked: $(head -3 "$tmp/bare.out")"
 else
 	fail "objcopy (binutils) is not installed"
 fi
