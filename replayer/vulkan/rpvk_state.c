@@ -327,9 +327,12 @@ static rp_status rpvk_state_set_settle(rpvk *r, VkDescriptorSet set)
 	return RP_OK;
 }
 
+/* Whether a buffer's or image's memory was freed (other objects' entries
+ * in sobjs hold other things: a pipeline's is a count of sets). */
 int rpvk_state_res_freed(rpvk *r, VkObjectType type, uint64_t live)
 {
-	return (rpvk_sobj(r, type, live) & 3) == RPVK_RES_FREED;
+	return (type == VK_OBJECT_TYPE_BUFFER || type == VK_OBJECT_TYPE_IMAGE) &&
+	       (rpvk_sobj(r, type, live) & 3) == RPVK_RES_FREED;
 }
 
 void rpvk_state_gone(rpvk *r, VkObjectType type, uint64_t live)
@@ -805,10 +808,7 @@ static rp_status rpvk_state_submit(rpvk *r, VkCommandBuffer cb, int secondary)
 				         is, why);
 				return rpvk_state_refuse(r, cb, text);
 			}
-			if (c->res[i].type == VK_OBJECT_TYPE_IMAGE_VIEW ||
-			    c->res[i].type == VK_OBJECT_TYPE_COMMAND_BUFFER)
-				continue;
-			if ((rpvk_sobj(r, c->res[i].type, c->res[i].live) & 3) == RPVK_RES_FREED) {
+			if (rpvk_state_res_freed(r, (VkObjectType)c->res[i].type, c->res[i].live)) {
 				snprintf(text, sizeof(text), "%s, and a buffer or image it uses has had its memory "
 				         "freed since it was recorded", is);
 				return rpvk_state_refuse(r, cb, text);

@@ -14,14 +14,18 @@
  * which the specification allows.  Each round dispatches y[i] = 3 * i + 1
  * and checks every word on the host.
  *
- * usage: vk_partial [--size N] [--submits K]
+ * --sets 3 adds a set 2 like set 1 (bound, never written): a pipeline
+ * whose layout has three sets with bindings (tsreplay took the count for
+ * a buffer's state, "memory freed", and refused the submit).
+ *
+ * usage: vk_partial [--size N] [--submits K] [--sets 2|3]
  * Prints one line: size, submits and the sum of every result word read.
  */
 #include "tests/programs/vk_prog.h"
 
 int main(int argc, char **argv)
 {
-	uint32_t size = 1024, submits = 2, r, i, push[2];
+	uint32_t size = 1024, submits = 2, nsets = 2, r, i, push[2];
 	uint64_t sum = 0;
 	vkp_ctx c;
 	vkp_buffer out;
@@ -38,7 +42,7 @@ int main(int argc, char **argv)
 		.bindingCount = 2,
 		.pBindings = binds
 	};
-	VkDescriptorPoolSize psize = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 };
+	VkDescriptorPoolSize psize = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4 };
 	VkDescriptorPoolCreateInfo dpci = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
 	VkDescriptorSetAllocateInfo dsai = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO };
 	VkPushConstantRange pcr = { VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push) };
@@ -51,9 +55,9 @@ int main(int argc, char **argv)
 	VkWriteDescriptorSet wds = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET };
 	VkDescriptorBufferInfo dbi;
 	VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
-	VkDescriptorSetLayout dsl[2];
+	VkDescriptorSetLayout dsl[3];
 	VkDescriptorPool pool;
-	VkDescriptorSet set[2];
+	VkDescriptorSet set[3];
 	VkPipelineLayout layout;
 	VkShaderModule mod;
 	VkPipeline pipe;
@@ -67,8 +71,10 @@ int main(int argc, char **argv)
 			size = vkp_parse_u32("vk_partial", argv[a], vkp_next_arg(argc, argv, &a), 64, 1u << 20);
 		else if (!strcmp(argv[a], "--submits"))
 			submits = vkp_parse_u32("vk_partial", argv[a], vkp_next_arg(argc, argv, &a), 1, 1000);
+		else if (!strcmp(argv[a], "--sets"))
+			nsets = vkp_parse_u32("vk_partial", argv[a], vkp_next_arg(argc, argv, &a), 2, 3);
 		else {
-			fprintf(stderr, "usage: vk_partial [--size N] [--submits K]\n");
+			fprintf(stderr, "usage: vk_partial [--size N] [--submits K] [--sets 2|3]\n");
 			return 2;
 		}
 	}
@@ -88,15 +94,16 @@ int main(int argc, char **argv)
 	dslci.pNext = NULL;
 	dslci.bindingCount = 1;
 	VKP_CHECK(&c, vkCreateDescriptorSetLayout(c.device, &dslci, NULL, &dsl[1]));
-	dpci.maxSets = 2;
+	dsl[2] = dsl[1];
+	dpci.maxSets = 3;
 	dpci.poolSizeCount = 1;
 	dpci.pPoolSizes = &psize;
 	VKP_CHECK(&c, vkCreateDescriptorPool(c.device, &dpci, NULL, &pool));
 	dsai.descriptorPool = pool;
-	dsai.descriptorSetCount = 2;
+	dsai.descriptorSetCount = nsets;
 	dsai.pSetLayouts = dsl;
 	VKP_CHECK(&c, vkAllocateDescriptorSets(c.device, &dsai, set));
-	/* set 0's bindings, one call each; set 1 stays unwritten */
+	/* set 0's bindings, one call each; sets 1 and 2 stay unwritten */
 	dbi = (VkDescriptorBufferInfo){ out.buf, 0, VK_WHOLE_SIZE };
 	wds.dstSet = set[0];
 	wds.descriptorCount = 1;
@@ -107,7 +114,7 @@ int main(int argc, char **argv)
 		vkUpdateDescriptorSets(c.device, 1, &wds, 0, NULL);
 	}
 
-	plci.setLayoutCount = 2;
+	plci.setLayoutCount = nsets;
 	plci.pSetLayouts = dsl;
 	plci.pushConstantRangeCount = 1;
 	plci.pPushConstantRanges = &pcr;
@@ -132,7 +139,7 @@ int main(int argc, char **argv)
 		bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
 		VKP_CHECK(&c, vkBeginCommandBuffer(cb, &bi));
 		vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
-		vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 2, set, 0, NULL);
+		vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, nsets, set, 0, NULL);
 		vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), push);
 		vkCmdDispatch(cb, (size + 63) / 64, 1, 1);
 		bmb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;

@@ -10,7 +10,7 @@
 #   - Descriptors never written: vk_partial (tests/programs/vk_partial.c)
 #     binds a set no shader uses and never writes it: a valid program,
 #     captured under validation and replayed clean (before, any set never
-#     written was refused).  Its layout's binding 1, which the shader
+#     written was refused); with --sets 3, two such sets.  Its layout's binding 1, which the shader
 #     reaches only under a condition never true, made PARTIALLY_BOUND and
 #     its write left out replays too (lavapipe lacks the
 #     descriptorBindingPartiallyBound feature, so that trace is not run
@@ -49,6 +49,8 @@ TRACESMITH_OUTPUT=$T/part.sbt vk_env_run "$T/part.capture.log" "$VK_ENV_BUILD/te
 	--size 1024 --submits 2 || fail "vk_partial under VK_LAYER_tracesmith and validation"
 grep -qx "vk_partial: size 1024 submits 2 sum 3144704" "$T/part.capture.log" ||
 	fail "vk_partial: $(cat "$T/part.capture.log")"
+TRACESMITH_OUTPUT=$T/part3.sbt vk_env_run "$T/part3.capture.log" "$VK_ENV_BUILD/tests/programs/vk_partial" \
+	--size 1024 --submits 2 --sets 3 || fail "vk_partial --sets 3 under VK_LAYER_tracesmith and validation"
 TRACESMITH_OUTPUT=$T/off.sbt vk_env_run "$T/off.capture.log" "$VK_ENV_BUILD/tests/programs/vk_offscreen" \
 	--frames 2 || fail "vk_offscreen under VK_LAYER_tracesmith"
 TRACESMITH_OUTPUT=$T/comp.sbt vk_env_run "$T/comp.capture.log" "$VK_ENV_BUILD/tests/programs/vk_compute" \
@@ -68,6 +70,9 @@ TAIL=": a valid application never makes this call, and a driver may crash on it"
 
 # ---- descriptors never written --------------------------------------------------
 valid partial "$T/part.sbt"
+# three sets with bindings: the pipeline's entry (a count of sets, 3) was
+# read as a buffer's state, "its memory freed", and the submit refused
+valid partial3 "$T/part3.sbt"
 PDSL=$(seq_of vkCreateDescriptorSetLayout 1 part)
 UPDATE0=$(seq_of vkUpdateDescriptorSets 1 part)
 UPDATE1=$(seq_of vkUpdateDescriptorSets 2 part)
@@ -144,4 +149,4 @@ hostile writelacks comp "record seq $WRITE vkUpdateDescriptorSets: descriptor wr
 	--varint "$DSL:5:7"
 hostile writetype comp "record seq $WRITE vkUpdateDescriptorSets: descriptor write 0 gives binding 0 descriptor type 6, and its set's layout made it type 7$TAIL" \
 	--varint "$DSL:6:14"
-echo "ok: 2 valid traces replay clean under validation, a partially bound binding left unwritten replays; 11 hostile traces stop with exit 1 naming the record"
+echo "ok: 3 valid traces replay clean under validation, a partially bound binding left unwritten replays; 11 hostile traces stop with exit 1 naming the record"
