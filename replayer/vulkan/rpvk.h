@@ -185,6 +185,7 @@ struct rpvk {
 	int quiet;
 	int serialise;             /* --schedule-seed: each submit waited for */
 	int validate;              /* --validate */
+	int spirv_unchecked;       /* --no-spirv-check */
 	int offscreen;             /* always 1: the application's swapchain images
 	                              are plain images, also in window mode */
 	const char *device_sel;    /* --device */

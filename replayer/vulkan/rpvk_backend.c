@@ -988,6 +988,8 @@ static rp_status rpvk_open(const rp_backend_open_args *args, void **state_out, r
 			r->validate = 1;
 		} else if (strcmp(n, "--offscreen") == 0) {
 			offscreen_opt = 1;
+		} else if (strcmp(n, "--no-spirv-check") == 0) {
+			r->spirv_unchecked = 1;
 		} else if (strcmp(n, "--screenshot") == 0) {
 			free(r->shots);
 			r->shots = NULL;
@@ -1051,6 +1053,7 @@ out_fail:
 
 static const rp_option_desc rpvk_options[] = {
 	{"--offscreen", NULL, "Vulkan: swapchain as plain images even with a display"},
+	{"--no-spirv-check", NULL, "Vulkan: shader code SPIRV-Tools rejects goes to the driver, warned"},
 	{"--screenshot", "N[-M][,...]", "Vulkan: write presented frames N (from 1), N to M, as images"},
 	{"--screenshot-all", NULL, "Vulkan: write every presented frame as an image"},
 	{"--screenshot-dir", "DIR", "Vulkan: where screenshots go: frame_N.ppm|png (default .)"},

@@ -8,9 +8,15 @@
  * none of an API environment's own rules, so a shader the capturing
  * driver accepted is not refused for an environment difference.  The
  * validator's context is made once per process.
+ *
+ * Drivers accept some code the validator does not: Mesa 22.3's zink emits
+ * OpDemoteToHelperInvocation without its capability, and lavapipe compiles
+ * it (docs/vulkan-replay.md).  --no-spirv-check passes such code on, with a
+ * warning each: the user's word that the trace is trusted.
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <spirv-tools/libspirv.h>
 
@@ -35,10 +41,24 @@ rp_status rpvk_spirv_check(rpvk *r, const VkShaderModuleCreateInfo *ci)
 	if (!rpvk_spirv_ctx)
 		return RP_OK; /* no validator: the driver decides, as before */
 	res = spvValidateBinary(rpvk_spirv_ctx, ci->pCode, ci->codeSize / 4, &diag);
-	if (res != SPV_SUCCESS)
-		st = rpvk_fail(r, RP_ERR_TRACE, "the shader module is not valid SPIR-V (%zu bytes; "
-		               "SPIRV-Tools: %s)", (size_t)ci->codeSize,
-		               diag && diag->error ? diag->error : "invalid");
+	if (res != SPV_SUCCESS) {
+		/* the validator's first line: the instruction it shows follows */
+		const char *why = diag && diag->error ? diag->error : "invalid";
+		int n = (int)strcspn(why, "\n");
+		while (n > 0 && why[n - 1] == ' ')
+			n--;
+		if (n > 200)
+			n = 200;
+		if (r->spirv_unchecked)
+			rpvk_warn(r, "record seq %llu %s: the shader code is not valid SPIR-V (%zu bytes; "
+			          "SPIRV-Tools: %.*s); passed to the driver (--no-spirv-check)",
+			          (unsigned long long)r->seq, rpvk_cmd_label(r), (size_t)ci->codeSize, n,
+			          why);
+		else
+			st = rpvk_fail(r, RP_ERR_TRACE, "the shader module is not valid SPIR-V (%zu bytes; "
+			               "SPIRV-Tools: %.*s); tsreplay --no-spirv-check passes it to the "
+			               "driver", (size_t)ci->codeSize, n, why);
+	}
 	spvDiagnosticDestroy(diag);
 	return st;
 }

@@ -25,7 +25,14 @@
 #define TRP_SIZE 4096u
 #define TRP_HALF 2048u
 
-enum { TRP_PLAIN = 0, TRP_ALTER = 1, TRP_BAD_HANDLE = 2, TRP_PRESENT = 3, TRP_BAD_SPIRV = 4 };
+enum {
+	TRP_PLAIN = 0,
+	TRP_ALTER = 1,
+	TRP_BAD_HANDLE = 2,
+	TRP_PRESENT = 3,
+	TRP_BAD_SPIRV = 4,
+	TRP_LAX_SPIRV = 5
+};
 
 #define TRP_W 64u
 #define TRP_H 48u
@@ -382,6 +389,28 @@ static int trp_capture(const char *path, int variant)
 		VkShaderModule sm = (VkShaderModule)(uintptr_t)0x5a5a0001ull;
 		TRP_REC(&t, vkCreateShaderModule, dev, &smci, NULL, &sm, VK_SUCCESS);
 	}
+	if (variant == TRP_LAX_SPIRV) {
+		/* a compute shader doing nothing, well formed but without
+		 * OpCapability Shader (as zink leaves out capabilities lavapipe
+		 * does not need): SPIRV-Tools rejects it, lavapipe takes it */
+		static const uint32_t code[] = {
+			0x07230203, 0x00010000, 0, 5, 0,
+			(3u << 16) | 14, 0, 1,                     /* OpMemoryModel Logical GLSL450 */
+			(5u << 16) | 15, 5, 3, 0x6e69616d, 0,      /* OpEntryPoint GLCompute %3 "main" */
+			(6u << 16) | 16, 3, 17, 1, 1, 1,           /* OpExecutionMode %3 LocalSize 1 1 1 */
+			(2u << 16) | 19, 1,                        /* %1 = OpTypeVoid */
+			(3u << 16) | 33, 2, 1,                     /* %2 = OpTypeFunction %1 */
+			(5u << 16) | 54, 1, 3, 0, 2,               /* %3 = OpFunction %1 None %2 */
+			(2u << 16) | 248, 4, (1u << 16) | 253, (1u << 16) | 56
+		};
+		VkShaderModuleCreateInfo smci = { VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, NULL, 0,
+			                              sizeof(code), code };
+		VkShaderModule sm = VK_NULL_HANDLE;
+		TST_REQUIRE(vkCreateShaderModule(dev, &smci, NULL, &sm) == VK_SUCCESS);
+		TRP_REC(&t, vkCreateShaderModule, dev, &smci, NULL, &sm, VK_SUCCESS);
+		TRP_REC(&t, vkDestroyShaderModule, dev, sm, NULL);
+		vkDestroyShaderModule(dev, sm, NULL);
+	}
 	TRP_REC(&t, vkDestroyFence, dev, fence, NULL);
 	vkDestroyFence(dev, fence, NULL);
 	TRP_REC(&t, vkDestroyCommandPool, dev, pool, NULL);
@@ -478,7 +507,7 @@ const char *__asan_default_options(void)
 int main(void)
 {
 	char p_plain[512], p_alter[512], p_bad[512], p_err[512], p_pres[512], p_dir[600];
-	char p_spv[512];
+	char p_spv[512], p_lax[512];
 	char *err;
 	int code;
 
@@ -492,6 +521,8 @@ int main(void)
 	TST_REQUIRE(trp_capture(p_bad, TRP_BAD_HANDLE) == 0);
 	snprintf(p_spv, sizeof(p_spv), "%s", tst_path("spirv.sbt"));
 	TST_REQUIRE(trp_capture(p_spv, TRP_BAD_SPIRV) == 0);
+	snprintf(p_lax, sizeof(p_lax), "%s", tst_path("lax.sbt"));
+	TST_REQUIRE(trp_capture(p_lax, TRP_LAX_SPIRV) == 0);
 	snprintf(p_pres, sizeof(p_pres), "%s", tst_path("present.sbt"));
 	TST_REQUIRE(trp_capture(p_pres, TRP_PRESENT) == 0);
 	snprintf(p_dir, sizeof(p_dir), "%s", tst_tmpdir());
@@ -547,6 +578,39 @@ int main(void)
 		                      "(32 bytes; SPIRV-Tools: ") != NULL);
 		if (code != 1 || !strstr(err, "not valid SPIR-V"))
 			fprintf(stderr, "bad SPIR-V replay said:\n%s\n", err);
+		free(err);
+	}
+	{
+		/* code the driver took and the validator does not: refused, the
+		 * message naming the validator's reason and the way past it ... */
+		char *argv[] = {"tsreplay", "-q", p_lax, NULL};
+		code = trp_replay(p_err, 3, argv);
+		err = trp_text(p_err);
+		TST_CHECK_EQ_U64(code, 1);
+		TST_REQUIRE(err != NULL);
+		TST_CHECK(strstr(err, "vkCreateShaderModule: the shader module is not valid SPIR-V "
+		                      "(132 bytes; SPIRV-Tools: Operand 2 of MemoryModel requires one of "
+		                      "these capabilities: Shader); tsreplay --no-spirv-check passes it "
+		                      "to the driver\n") != NULL);
+		if (code != 1)
+			fprintf(stderr, "lax SPIR-V replay said:\n%s\n", err);
+		free(err);
+	}
+	{
+		/* ... which passes it on with a warning, and the replay matches */
+		char *argv[] = {"tsreplay", "--no-spirv-check", p_lax, NULL};
+		code = trp_replay(p_err, 3, argv);
+		err = trp_text(p_err);
+		TST_CHECK_EQ_U64(code, 0);
+		TST_REQUIRE(err != NULL);
+		TST_CHECK(strstr(err, "tsreplay: warning: record seq ") != NULL);
+		TST_CHECK(strstr(err, " vkCreateShaderModule: the shader code is not valid SPIR-V "
+		                      "(132 bytes; SPIRV-Tools: Operand 2 of MemoryModel requires one of "
+		                      "these capabilities: Shader); passed to the driver "
+		                      "(--no-spirv-check)\n") != NULL);
+		TST_CHECK(strstr(err, "checkpoints: 1 compared, 1 matched, 0 differ") != NULL);
+		if (code != 0)
+			fprintf(stderr, "lax SPIR-V replay with --no-spirv-check said:\n%s\n", err);
 		free(err);
 	}
 	{
