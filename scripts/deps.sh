@@ -12,7 +12,8 @@
 # python3-renderdoc: RenderDoc's layer and replay beside ours,
 # test_vk_renderdoc.sh; libgl-dev, libgl1-mesa-dri and glmark2-x11:
 # OpenGL through Mesa's zink (OpenGL on Vulkan) as the Vulkan application,
-# tests/programs/gl_zink.c and test_vk_zink.sh.)
+# tests/programs/gl_zink.c and test_vk_zink.sh; piglit: its GLSL shader
+# tests on zink, test_vk_piglit.sh.)
 # Idempotent: packages already present are left alone.  Run as root (or
 # with sudo available).
 set -eu
@@ -23,7 +24,7 @@ glslang-tools spirv-tools xvfb xauth x11-utils libxcb1-dev libx11-dev xdotool
 graphviz libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libpng-dev
 libwayland-dev libxrandr-dev mpv ffmpeg vkd3d-demos ddnet mangohud vkbasalt
 python3-pyqt6.qtquick qml6-module-qtquick qml6-module-qtqml-workerscript
-librenderdoc python3-renderdoc libgl-dev libgl1-mesa-dri glmark2-x11
+librenderdoc python3-renderdoc libgl-dev libgl1-mesa-dri glmark2-x11 piglit
 python3-pandas man-db
 hipcc libamdhip64-dev libelf-dev libmsgpack-dev
 libzstd-dev zlib1g-dev zstd clang-tools-19"
