@@ -31,16 +31,9 @@ set -eu
 trap 'vk_env_xvfb_stop; rm -rf "$T"' EXIT INT TERM
 PIG=/usr/lib/x86_64-linux-gnu/piglit
 [ -x "$PIG/bin/shader_runner" ] || fail "piglit is not installed (piglit, scripts/deps.sh)"
-[ -f /usr/lib/x86_64-linux-gnu/dri/zink_dri.so ] ||
-	fail "Mesa's zink is not installed (libgl1-mesa-dri, scripts/deps.sh)"
 vk_env_init
-vk_env_tsan_skip "Mesa's zink"
+vk_env_zink "$T/xdg"
 vk_env_xvfb_start
-LIBGL_ALWAYS_SOFTWARE=1
-GALLIUM_DRIVER=zink
-XDG_RUNTIME_DIR=$T/xdg
-mkdir -m 700 "$XDG_RUNTIME_DIR"
-export LIBGL_ALWAYS_SOFTWARE GALLIUM_DRIVER XDG_RUNTIME_DIR
 
 n=0
 # one NAME [TSREPLAY-FLAGS]: the test spec/NAME.shader_test plain, captured

@@ -37,19 +37,12 @@ set -eu
 . "${TOP:-.}/tests/support/shell.sh"
 . "$TOP/tests/support/vk_env.sh"
 trap 'vk_env_xvfb_stop; rm -rf "$T"' EXIT INT TERM
-[ -f /usr/lib/x86_64-linux-gnu/dri/zink_dri.so ] ||
-	fail "Mesa's zink is not installed (libgl1-mesa-dri, scripts/deps.sh)"
 P=$BUILD/tests/programs/gl_zink
 [ -x "$P" ] || fail "$P is not built (make; it needs libgl-dev)"
 command -v glmark2 >/dev/null 2>&1 || fail "glmark2 is not installed (glmark2-x11, scripts/deps.sh)"
 vk_env_init
-vk_env_tsan_skip "Mesa's zink"
+vk_env_zink "$T/xdg"
 vk_env_xvfb_start
-LIBGL_ALWAYS_SOFTWARE=1
-GALLIUM_DRIVER=zink
-XDG_RUNTIME_DIR=$T/xdg
-mkdir -m 700 "$XDG_RUNTIME_DIR"
-export LIBGL_ALWAYS_SOFTWARE GALLIUM_DRIVER XDG_RUNTIME_DIR
 
 # replay_matched SBT LOG WHAT: tsreplay --validate matches every checkpoint
 # SBT holds, and there are some; m: how many.

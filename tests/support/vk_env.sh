@@ -24,6 +24,10 @@
 #   vk_env_tsan_skip PROGRAM    in a ThreadSanitizer build (make tsan) exit
 #                               77 (skip): PROGRAM is not instrumented and
 #                               cannot load our instrumented layer
+#   vk_env_zink DIR             OpenGL through Mesa's zink on lavapipe
+#                               (LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER=zink),
+#                               XDG_RUNTIME_DIR a new DIR; fails when zink
+#                               is not installed; skips under TSan
 #
 # VK_ENV_SYNC=1 turns on the validation layer's synchronization validation
 # (VK_LAYER_ENABLES) so that missing barriers fail as well; it is slow on
@@ -102,6 +106,17 @@ vk_env_tsan_skip() { # PROGRAM
 		echo "skipped under TSan: $1 is not instrumented and cannot load our TSan-built layer (static TLS)"
 		exit 77
 	fi
+}
+
+vk_env_zink() { # DIR
+	[ -f /usr/lib/x86_64-linux-gnu/dri/zink_dri.so ] ||
+		vk_env_fail "Mesa's zink is not installed (libgl1-mesa-dri, scripts/deps.sh)"
+	vk_env_tsan_skip "Mesa's zink"
+	LIBGL_ALWAYS_SOFTWARE=1
+	GALLIUM_DRIVER=zink
+	XDG_RUNTIME_DIR=$1
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+	export LIBGL_ALWAYS_SOFTWARE GALLIUM_DRIVER XDG_RUNTIME_DIR
 }
 
 vk_env_layers_validation() {
