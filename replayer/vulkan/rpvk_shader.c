@@ -129,8 +129,10 @@ static void rpvk_spv_kind(const rpvk_spv_id *ids, uint32_t bound, uint32_t ptr, 
 	case 26:
 		*kind = RPVK_DK_SAMPLER;
 		break;
-	case 27:
-		*kind = RPVK_DK_COMBINED;
+	case 27: /* a: the image type; of Dim Buffer: a uniform texel buffer
+	          * (GLSL's samplerBuffer, before SPIR-V 1.6 forbade it) */
+		*kind = ids[t].a < bound && ids[ids[t].a].op == 25 && ids[ids[t].a].a == 5 ?
+		        RPVK_DK_UNIFORM_TEXEL : RPVK_DK_COMBINED;
 		break;
 	case 25: /* a: Dim, b: Sampled */
 		if (ids[t].a == 5)
@@ -232,9 +234,11 @@ static int rpvk_spv_scan(const uint32_t *code, size_t n, rpvk_sh_module *m)
 					ids[w[1]].b = w[7];
 				}
 				break;
-			case 26: case 27: case 30: case 5341:
-				if (wc > 1 && w[1] < bound)
+			case 26: case 27: case 30: case 5341: /* result[, image type] */
+				if (wc > 1 && w[1] < bound) {
 					ids[w[1]].op = op;
+					ids[w[1]].a = op == 27 && wc > 2 ? w[2] : 0;
+				}
 				break;
 			case 28: case 29: /* result, element type[, length] */
 				if (wc > 2 && w[1] < bound) {

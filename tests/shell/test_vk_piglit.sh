@@ -6,7 +6,8 @@
 # shader input).  The whole corpus (2,371 tests) was run by hand on
 # 2026-11-28 (docs/vulkan-layer.md); this test runs one test of each of
 # the 55 folders where the corpus passes with between 2 and 60
-# checkpoints, and the tests the faults found there were seen in.
+# checkpoints, and the tests the faults found there were seen in, with
+# one of piglit's other programs.
 #
 # For each, on a private Xvfb with the validation layer below ours:
 #   - zink alone: piglit's result is pass, no VUID- line;
@@ -17,6 +18,10 @@
 #   - arb_compute_shader basic-texelFetch: its pipeline layout has three
 #     sets with bindings, and tsreplay read that count as a buffer whose
 #     memory was freed and refused the submit;
+#   - arb_texture_buffer_object-formats (fs gpu_shader4): a samplerBuffer,
+#     an OpTypeSampledImage of an image of Dim Buffer, which tsreplay took
+#     for a combined image sampler where the layout has a uniform texel
+#     buffer, and refused the pipeline;
 #   - three tests whose shaders zink makes with no capability for
 #     OpDemoteToHelperInvocation or ViewportIndex, or an OpAtomicFAddEXT on
 #     a pointer to another type (lavapipe compiles them): tsreplay stops at
@@ -36,32 +41,43 @@ vk_env_zink "$T/xdg"
 vk_env_xvfb_start
 
 n=0
-# one NAME [TSREPLAY-FLAGS]: the test spec/NAME.shader_test plain, captured
-# and replayed; prints its checkpoint count.
-one() {
+# check NAME [TSREPLAY-FLAGS] -- COMMAND...: COMMAND on zink alone, under
+# our layer and replayed; sets m (its checkpoints) and last (its folder).
+check() {
 	name=$1
 	shift
-	f=$PIG/tests/spec/$name.shader_test
+	flags=
+	while [ "$1" != -- ]; do
+		flags="$flags $1"
+		shift
+	done
+	shift
 	d=$T/$n
 	n=$((n + 1))
 	mkdir "$d"
-	[ -f "$f" ] || fail "$name: no $f"
 	vk_env_layers_validation
-	vk_env_run "$d/plain.log" timeout 120 "$PIG/bin/shader_runner" "$f" -auto -fbo ||
-		fail "$name on zink alone"
+	vk_env_run "$d/plain.log" timeout 120 "$@" || fail "$name on zink alone"
 	grep -q '"result": "pass"' "$d/plain.log" || fail "$name on zink alone: $(tail -2 "$d/plain.log")"
 	vk_env_layers_ours
-	TRACESMITH_OUTPUT=$d/t.sbt vk_env_run "$d/ours.log" timeout 120 "$PIG/bin/shader_runner" \
-		"$f" -auto -fbo || fail "$name under our layer"
+	TRACESMITH_OUTPUT=$d/t.sbt vk_env_run "$d/ours.log" timeout 120 "$@" ||
+		fail "$name under our layer"
 	grep -q '"result": "pass"' "$d/ours.log" || fail "$name under our layer: $(tail -2 "$d/ours.log")"
 	m=$("$BUILD/tsinfo" --dump "$d/t.sbt" | grep -c ' checkpoint ' || :)
 	[ "$m" -gt 0 ] || fail "$name: the trace holds no checkpoint"
 	vk_env_layers_none
-	vk_env_run "$d/replay.log" timeout 300 "$BUILD/tsreplay" --validate "$@" "$d/t.sbt" ||
-		fail "$name: tsreplay --validate $*"
+	# shellcheck disable=SC2086 # flags: words
+	vk_env_run "$d/replay.log" timeout 300 "$BUILD/tsreplay" --validate $flags "$d/t.sbt" ||
+		fail "$name: tsreplay --validate$flags"
 	grep -q "checkpoints: $m compared, $m matched, 0 differ" "$d/replay.log" ||
 		fail "$name, replayed: $(grep 'checkpoints:' "$d/replay.log") ($m in the trace)"
 	last=$d
+}
+
+# one NAME [TSREPLAY-FLAGS]: the shader test spec/NAME.shader_test
+one() {
+	f=$PIG/tests/spec/$1.shader_test
+	[ -f "$f" ] || fail "$1: no $f"
+	check "$@" -- "$PIG/bin/shader_runner" "$f" -auto -fbo
 }
 
 total=0
@@ -126,7 +142,15 @@ nv_shader_atomic_int64/execution/shared-atomicAdd-int
 scope_limits_in_loop/do-while-scope-var-in
 arb_compute_shader/execution/basic-texelFetch
 EOF
-echo "ok: $n piglit shader tests pass on zink as without the layer, $total checkpoints matched in their replays"
+# A uniform texel buffer read through GLSL's samplerBuffer: the shader's
+# variable is an OpTypeSampledImage of an image of Dim Buffer, which
+# tsreplay took for a combined image sampler and refused the pipeline.
+PIGLIT_SOURCE_DIR=$PIG
+export PIGLIT_SOURCE_DIR
+check "arb_texture_buffer_object-formats fs gpu_shader4" -- \
+	"$PIG/bin/arb_texture_buffer_object-formats" fs gpu_shader4 -auto -fbo
+total=$((total + m))
+echo "ok: $n piglit tests pass on zink as without the layer, $total checkpoints matched in their replays"
 
 # Shader code lavapipe takes and SPIRV-Tools does not: the replay stops at
 # the module and names the way past; with it, each replays.
