@@ -33,6 +33,7 @@
 typedef struct rpvk_img {
 	VkFormat format;
 	VkImageType type;
+	VkImageCreateFlags flags;
 	VkExtent3D extent;
 	uint32_t mips, layers;
 } rpvk_img;
@@ -137,6 +138,7 @@ void rpvk_region_image_created(rpvk *r, VkImage image, const VkImageCreateInfo *
 		return; /* not judged */
 	m->format = ci->format;
 	m->type = ci->imageType;
+	m->flags = ci->flags;
 	m->extent = ci->extent;
 	m->mips = ci->mipLevels;
 	m->layers = ci->arrayLayers;
@@ -300,6 +302,27 @@ static int rpvk_range_ok(rpvk *r, VkImage image, const VkImageSubresourceRange *
 	else
 		return 1;
 	return 0;
+}
+
+int rpvk_region_view_in(rpvk *r, const VkImageViewCreateInfo *ci)
+{
+	const rpvk_img *m = rpvk_img_get(r, ci->image);
+	const VkImageSubresourceRange *s = &ci->subresourceRange;
+	uint32_t depth;
+	if (!m)
+		return -1;
+	if (m->type != VK_IMAGE_TYPE_3D ||
+	    !(m->flags & (VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT |
+	                  VK_IMAGE_CREATE_2D_VIEW_COMPATIBLE_BIT_EXT)) ||
+	    (ci->viewType != VK_IMAGE_VIEW_TYPE_2D && ci->viewType != VK_IMAGE_VIEW_TYPE_2D_ARRAY))
+		return rpvk_subrange_in(m->mips, m->layers, s);
+	/* one level, whose depth slices are the view's layers */
+	if (s->baseMipLevel >= m->mips || s->baseMipLevel >= 32 ||
+	    (s->levelCount != 1 &&
+	     !(s->levelCount == VK_REMAINING_MIP_LEVELS && s->baseMipLevel == m->mips - 1)))
+		return 0;
+	depth = m->extent.depth >> s->baseMipLevel;
+	return rpvk_subrange_in(m->mips, depth ? depth : 1, s);
 }
 
 int rpvk_subrange_in(uint32_t mips, uint32_t layers, const VkImageSubresourceRange *s)

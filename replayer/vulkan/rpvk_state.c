@@ -524,7 +524,11 @@ static rp_status rpvk_state_regions(rpvk *r, enum sbt_vk_cmd cmd, const void *ar
 /* An image view's levels and layers inside its image (when known). */
 static int rpvk_view_in_image(rpvk *r, const VkImageViewCreateInfo *ci)
 {
-	uint64_t v = rpvk_sobj(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)ci->image);
+	uint64_t v;
+	int in = rpvk_region_view_in(r, ci);
+	if (in >= 0)
+		return in;
+	v = rpvk_sobj(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)ci->image);
 	return !v || rpvk_subrange_in((uint32_t)(v >> 8) & 0xffffff, (uint32_t)(v >> 32),
 	                              &ci->subresourceRange);
 }

@@ -22,6 +22,8 @@
 #     an OpTypeSampledImage of an image of Dim Buffer, which tsreplay took
 #     for a combined image sampler where the layout has a uniform texel
 #     buffer, and refused the pipeline;
+#   - fbo-3d: 2D views of a 3D image's slices, whose layers tsreplay
+#     judged against the image's one array layer, refusing the view;
 #   - three tests whose shaders zink makes with no capability for
 #     OpDemoteToHelperInvocation or ViewportIndex, or an OpAtomicFAddEXT on
 #     a pointer to another type (lavapipe compiles them): tsreplay stops at
@@ -149,6 +151,11 @@ PIGLIT_SOURCE_DIR=$PIG
 export PIGLIT_SOURCE_DIR
 check "arb_texture_buffer_object-formats fs gpu_shader4" -- \
 	"$PIG/bin/arb_texture_buffer_object-formats" fs gpu_shader4 -auto -fbo
+total=$((total + m))
+# Rendering into slices of a 3D texture: zink's 2D views of a 3D image
+# made 2D-array compatible take a depth slice as their layer, which
+# tsreplay refused as a layer outside the image.
+check fbo-3d -- "$PIG/bin/fbo-3d" -auto -fbo
 total=$((total + m))
 echo "ok: $n piglit tests pass on zink as without the layer, $total checkpoints matched in their replays"
 
