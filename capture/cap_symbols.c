@@ -100,8 +100,9 @@ static int cap_sym_debuglink_here(const char *path, const char *name)
  * first use while exit() ran the handlers, freed what the first use was
  * filling (SIGSEGV in OPENSSL_LH_insert under piglit's shader_runner on
  * zink: 5 of its 2,371 tests in one run).  So the standard search runs
- * only when a debug file is there to find by its debuglink; otherwise no
- * debug file. */
+ * only when a debug file is there to find by its debuglink (should that
+ * file fail libdwfl's CRC check, the standard search still asks the
+ * client); otherwise no debug file. */
 static int cap_sym_find_debuginfo(Dwfl_Module *mod, void **arg, const char *modname,
                                   Dwarf_Addr base, const char *file, const char *link,
                                   GElf_Word crc, char **debug_file)

@@ -596,8 +596,8 @@ const char *rpvk_shader_dyn_name(uint64_t bit);
 rp_status rpvk_region_check(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
 /* A subresource range inside mips levels and layers layers. */
 int rpvk_subrange_in(uint32_t mips, uint32_t layers, const VkImageSubresourceRange *s);
-/* An image view's levels and layers inside its image: 1 or 0, -1 when the
- * image is not known.  A 2D or 2D array view of a 3D image made 2D-array
+/* An image view's levels and layers inside its image (1 when the image is
+ * not known: not judged).  A 2D or 2D array view of a 3D image made 2D-array
  * or 2D-view compatible has one level, whose depth slices are its layers
  * (VUID-VkImageViewCreateInfo-image-02724). */
 int rpvk_region_view_in(rpvk *r, const VkImageViewCreateInfo *ci);

@@ -310,7 +310,7 @@ int rpvk_region_view_in(rpvk *r, const VkImageViewCreateInfo *ci)
 	const VkImageSubresourceRange *s = &ci->subresourceRange;
 	uint32_t depth;
 	if (!m)
-		return -1;
+		return 1; /* not judged */
 	if (m->type != VK_IMAGE_TYPE_3D ||
 	    !(m->flags & (VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT |
 	                  VK_IMAGE_CREATE_2D_VIEW_COMPATIBLE_BIT_EXT)) ||

@@ -521,18 +521,6 @@ static rp_status rpvk_state_regions(rpvk *r, enum sbt_vk_cmd cmd, const void *ar
 	return RP_OK;
 }
 
-/* An image view's levels and layers inside its image (when known). */
-static int rpvk_view_in_image(rpvk *r, const VkImageViewCreateInfo *ci)
-{
-	uint64_t v;
-	int in = rpvk_region_view_in(r, ci);
-	if (in >= 0)
-		return in;
-	v = rpvk_sobj(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)ci->image);
-	return !v || rpvk_subrange_in((uint32_t)(v >> 8) & 0xffffff, (uint32_t)(v >> 32),
-	                              &ci->subresourceRange);
-}
-
 static rp_status rpvk_res_refuse(rpvk *r, const char *what)
 {
 	return rpvk_fail(r, RP_ERR_TRACE, "uses %s with no memory bound (not bound yet, or its "
@@ -965,7 +953,7 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 		if (a->pCreateInfo && rpvk_res_unbound(r, VK_OBJECT_TYPE_IMAGE,
 		                                       (uint64_t)(uintptr_t)a->pCreateInfo->image))
 			return rpvk_res_refuse(r, "an image");
-		if (a->pCreateInfo && !rpvk_view_in_image(r, a->pCreateInfo))
+		if (a->pCreateInfo && !rpvk_region_view_in(r, a->pCreateInfo))
 			return rpvk_fail(r, RP_ERR_TRACE, "the view's subresource range (mip levels %u+%u, "
 			                 "layers %u+%u) lies outside its image: a valid application never "
 			                 "makes this call, and a driver may crash on it",

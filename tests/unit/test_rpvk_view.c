@@ -75,9 +75,8 @@ int main(void)
 	/* a 2D array image: its layers */
 	TST_CHECK_EQ_U64(tv_in(r, arr2d, VK_IMAGE_VIEW_TYPE_2D_ARRAY, 0, 1, 0, 4), 1);
 	TST_CHECK_EQ_U64(tv_in(r, arr2d, VK_IMAGE_VIEW_TYPE_2D_ARRAY, 0, 1, 2, 3), 0);
-	/* an image the replay did not see created: not judged here */
-	TST_CHECK_EQ_U64((uint64_t)(int64_t)tv_in(r, 0x5000, VK_IMAGE_VIEW_TYPE_2D, 0, 1, 0, 1),
-	                 (uint64_t)(int64_t)-1);
+	/* an image the replay did not see created (a swapchain's): not judged */
+	TST_CHECK_EQ_U64(tv_in(r, 0x5000, VK_IMAGE_VIEW_TYPE_2D, 0, 1, 3, 1), 1);
 
 	rpvk_region_free(r);
 	free(r);
