@@ -75,20 +75,22 @@ void rpvk_map_free(rpvk_map *m);
 
 /* ---- live objects ------------------------------------------------------ */
 
-#define RPVK_MAX_INSTANCES 8
-#define RPVK_MAX_DEVICES 8
-#define RPVK_MAX_PHYS 16
-
+/* Instances, devices and physical devices live in arrays of slots that
+ * grow as the trace needs them (rpvk_slot_*, rpvk_instance.c): a program
+ * may keep many at once (piglit's glx-multithread-clearbuffer on zink, 16
+ * of each).  Slots are found by index; a slot's address changes when its
+ * array grows, at the creation of another of its kind. */
 typedef struct rpvk_instance {
 	VkInstance live;           /* VK_NULL_HANDLE: slot free */
 	rpvk_itable t;
 	int busy_device;           /* one of its devices was left busy: the
 	                              instance is left too (destroying it would
 	                              free what that work still uses) */
+	int win_on;                /* rpvk_window.c: made with the window's extensions */
 } rpvk_instance;
 
 typedef struct rpvk_phys {
-	VkPhysicalDevice live;
+	VkPhysicalDevice live;     /* NULL: slot free (its instance was destroyed) */
 	int inst;
 	int have_captured;         /* captured memory properties known */
 	int have_live;
@@ -100,6 +102,12 @@ typedef struct rpvk_phys {
 } rpvk_phys;
 
 #define RPVK_MAX_QUEUES 16
+
+/* A queue a device was created with, and its family (rpvk_window.c). */
+typedef struct rpvk_win_queue {
+	VkQueue q;
+	uint32_t family;
+} rpvk_win_queue;
 /* Queue families a device may create queues in (devices report a few). */
 #define RPVK_MAX_FAMILIES 64
 
@@ -126,6 +134,9 @@ typedef struct rpvk_device {
 	uint32_t family_queues[RPVK_MAX_FAMILIES]; /* queues created, by family */
 	uint32_t live_queues[RPVK_MAX_FAMILIES];   /* of those, how many this device has
 	                                              (fewer: captured indexes wrap) */
+	int win_on;                /* rpvk_window.c: made with the swapchain extension */
+	rpvk_win_queue win_queues[RPVK_MAX_QUEUES]; /* rpvk_window.c: the queues it was */
+	uint32_t win_nqueues;                       /* created with (a present names a queue) */
 } rpvk_device;
 
 /* A captured VkDeviceMemory. */
@@ -234,9 +245,10 @@ struct rpvk {
 	struct { uint32_t type, kind; } kind_memo[64];
 	void *args;                /* the current record's decoded arguments:
 	                              room for the largest, owned */
-	rpvk_instance inst[RPVK_MAX_INSTANCES];
-	rpvk_device dev[RPVK_MAX_DEVICES];
-	rpvk_phys phys[RPVK_MAX_PHYS];
+	rpvk_instance *inst;       /* ninst slots, owned */
+	rpvk_device *dev;          /* ndev slots, owned */
+	rpvk_phys *phys;           /* nphys slots, owned */
+	int ninst, ndev;
 	size_t nphys;
 	int cur_inst, cur_dev;     /* owners of the current call's dispatch handle */
 	uint64_t next_fake;        /* live values of objects that exist only here */
@@ -303,7 +315,7 @@ const rpvk_dtable *rpvk_dtable_lookup(rpvk *r, uint64_t live);
 static inline const rpvk_dtable *rpvk_dtable_for(rpvk *r, uint64_t live)
 {
 	const rpvk_map_slot *s = rpvk_map_get(&r->owners, VK_OBJECT_TYPE_COMMAND_BUFFER, live);
-	if (s && s->aux >= 0 && s->aux < RPVK_MAX_DEVICES && r->dev[s->aux].live) {
+	if (s && s->aux >= 0 && s->aux < r->ndev && r->dev[s->aux].live) {
 		r->cur_dev = s->aux;
 		r->cur_inst = r->dev[s->aux].inst;
 		return &r->dev[s->aux].t;
@@ -347,6 +359,8 @@ int rpvk_device_index(const char *sel, unsigned long *idx_out);
 
 /* Destroy every live object the maps still hold (reset and close). */
 void rpvk_instance_teardown(rpvk *r);
+/* Frees the slot arrays (after rpvk_instance_teardown). */
+void rpvk_slots_free(rpvk *r);
 /* Remember a queue of device d (for rpvk_device_settle). */
 void rpvk_device_add_queue(rpvk *r, int d, VkQueue q);
 /* Wait (bounded) until the work submitted so far to every queue of

@@ -412,7 +412,7 @@ const rpvk_itable *rpvk_itable_for(rpvk *r, uint64_t live)
 	const rpvk_map_slot *s = rpvk_map_get(&r->owners, VK_OBJECT_TYPE_INSTANCE, live);
 	if (!s)
 		s = rpvk_map_get(&r->owners, VK_OBJECT_TYPE_PHYSICAL_DEVICE, live);
-	if (!s || s->aux < 0 || s->aux >= RPVK_MAX_INSTANCES || !r->inst[s->aux].live) {
+	if (!s || s->aux < 0 || s->aux >= r->ninst || !r->inst[s->aux].live) {
 		rpvk_fail(r, RP_ERR_BACKEND, "no live instance owns dispatchable handle 0x%llx",
 		          (unsigned long long)live);
 		return NULL;
@@ -430,7 +430,7 @@ const rpvk_dtable *rpvk_dtable_lookup(rpvk *r, uint64_t live)
 	size_t i;
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !s; i++)
 		s = rpvk_map_get(&r->owners, (uint32_t)kinds[i], live);
-	if (!s || s->aux < 0 || s->aux >= RPVK_MAX_DEVICES || !r->dev[s->aux].live) {
+	if (!s || s->aux < 0 || s->aux >= r->ndev || !r->dev[s->aux].live) {
 		rpvk_fail(r, RP_ERR_BACKEND, "no live device owns dispatchable handle 0x%llx",
 		          (unsigned long long)live);
 		return NULL;
@@ -694,8 +694,8 @@ static void rpvk_clear(rpvk *r)
 	memset(r->pending, 0, sizeof(r->pending));
 	r->nreqs = 0;
 	r->settled_seq = 0;
-	r->nphys = 0;
-	memset(r->phys, 0, sizeof(r->phys));
+	if (r->nphys)
+		memset(r->phys, 0, r->nphys * sizeof(r->phys[0]));
 	r->cur_inst = r->cur_dev = -1;
 }
 
@@ -795,6 +795,7 @@ static void rpvk_close(void *state)
 	rpvk_clear(r);
 	rpvk_summary(r);
 	rpvk_window_close(r);
+	rpvk_slots_free(r);
 	rpvk_blobs_release(r);
 	free(r->blobs);
 	rpvk_map_free(&r->handles);

@@ -17,6 +17,7 @@
  */
 #include "replayer/vulkan/rpvk.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,13 +57,67 @@ static int rpvk_instance_ext_supported(const char *name)
 	return found;
 }
 
-static int rpvk_free_slot_instance(const rpvk *r)
+/* ---- slots ------------------------------------------------------------------ */
+
+/* *arr (*n slots of sz bytes) doubled, the new slots zeroed; 0 if out of
+ * memory (*arr and *n unchanged). */
+static int rpvk_slot_grow(void **arr, size_t *n, size_t sz)
 {
+	size_t want = *n ? *n * 2 : 4;
+	char *p;
+	if (want > INT32_MAX || want > SIZE_MAX / sz)
+		return 0; /* slot indexes are kept in int32 (the owners map's aux) */
+	p = realloc(*arr, want * sz);
+	if (!p)
+		return 0;
+	memset(p + *n * sz, 0, (want - *n) * sz);
+	*arr = p;
+	*n = want;
+	return 1;
+}
+
+/* A free instance slot, the array grown if none is; -1 if out of memory. */
+static int rpvk_slot_instance(rpvk *r)
+{
+	size_t n = (size_t)r->ninst;
+	void *arr = r->inst;
 	int i;
-	for (i = 0; i < RPVK_MAX_INSTANCES; i++)
+	for (i = 0; i < r->ninst; i++)
 		if (!r->inst[i].live)
 			return i;
-	return -1;
+	if (!rpvk_slot_grow(&arr, &n, sizeof(r->inst[0])))
+		return -1;
+	r->inst = arr;
+	r->ninst = (int)n;
+	return i;
+}
+
+/* A free device slot, as rpvk_slot_instance. */
+static int rpvk_slot_device(rpvk *r)
+{
+	size_t n = (size_t)r->ndev;
+	void *arr = r->dev;
+	int i;
+	for (i = 0; i < r->ndev; i++)
+		if (!r->dev[i].live)
+			return i;
+	if (!rpvk_slot_grow(&arr, &n, sizeof(r->dev[0])))
+		return -1;
+	r->dev = arr;
+	r->ndev = (int)n;
+	return i;
+}
+
+void rpvk_slots_free(rpvk *r)
+{
+	free(r->inst);
+	free(r->dev);
+	free(r->phys);
+	r->inst = NULL;
+	r->dev = NULL;
+	r->phys = NULL;
+	r->ninst = r->ndev = 0;
+	r->nphys = 0;
 }
 
 rp_status rpvk_o_vkCreateInstance(rpvk *r, void *args)
@@ -74,13 +129,13 @@ rp_status rpvk_o_vkCreateInstance(rpvk *r, void *args)
 	uint64_t captured;
 	VkInstance live = VK_NULL_HANDLE;
 	VkResult cap_ret = a->ret;
-	int slot = rpvk_free_slot_instance(r);
-	int windowed;
+	int slot, windowed;
 
 	if (!ci || !a->pInstance)
 		return rpvk_fail(r, RP_ERR_DECODE, "no create info or output handle");
+	slot = rpvk_slot_instance(r);
 	if (slot < 0)
-		return rpvk_fail(r, RP_ERR_UNSUPPORTED, "more than %d live instances", RPVK_MAX_INSTANCES);
+		return rpvk_nomem(r);
 	captured = (uint64_t)(uintptr_t)*a->pInstance;
 	/* the loader and its layers crash on some versions no application
 	 * asks for (0.513.0: SIGSEGV in the loader); 0 means 1.0 */
@@ -169,7 +224,7 @@ VkResult rpvk_device_idle(rpvk *r, int d, VkQueue only, uint64_t timeout_ns)
 	VkFence fences[RPVK_MAX_QUEUES];
 	uint32_t i, n = 0;
 	VkResult res;
-	if (d < 0 || d >= RPVK_MAX_DEVICES || !dv->live)
+	if (d < 0 || d >= r->ndev || !dv->live)
 		return VK_SUCCESS;
 	if (only)
 		rpvk_device_add_queue(r, d, only); /* a queue got some other way */
@@ -303,12 +358,18 @@ static void rpvk_device_drop(rpvk *r, int d)
 
 static void rpvk_instance_drop(rpvk *r, int i)
 {
+	size_t p;
 	int d;
 	if (!r->inst[i].live)
 		return;
-	for (d = 0; d < RPVK_MAX_DEVICES; d++)
+	for (d = 0; d < r->ndev; d++)
 		if (r->dev[d].live && r->dev[d].inst == i)
 			rpvk_device_drop(r, d);
+	/* its physical devices' slots are free (a later instance's handles
+	 * may have the same values) */
+	for (p = 0; p < r->nphys; p++)
+		if (r->phys[p].live && r->phys[p].inst == i)
+			memset(&r->phys[p], 0, sizeof(r->phys[p]));
 	rpvk_window_instance_drop(r, i);
 	if (r->inst[i].t.DestroyInstance && !r->inst[i].busy_device)
 		r->inst[i].t.DestroyInstance(r->inst[i].live, NULL);
@@ -321,7 +382,7 @@ void rpvk_instance_teardown(rpvk *r)
 	int i;
 	/* Let every device finish, destroy what the trace left alive, then the
 	 * memory, then the devices it belongs to. */
-	for (i = 0; i < RPVK_MAX_DEVICES; i++)
+	for (i = 0; i < r->ndev; i++)
 		if (r->dev[i].live) {
 			if (rpvk_device_idle(r, i, VK_NULL_HANDLE, r->wait_ns) == VK_TIMEOUT)
 				r->dev[i].busy = 1; /* rpvk_device_drop leaves it */
@@ -329,9 +390,9 @@ void rpvk_instance_teardown(rpvk *r)
 				rpvk_device_destroy_leftovers(r, i);
 		}
 	rpvk_mem_clear(r);
-	for (i = 0; i < RPVK_MAX_DEVICES; i++)
+	for (i = 0; i < r->ndev; i++)
 		rpvk_device_drop(r, i);
-	for (i = 0; i < RPVK_MAX_INSTANCES; i++)
+	for (i = 0; i < r->ninst; i++)
 		rpvk_instance_drop(r, i);
 }
 
@@ -339,28 +400,35 @@ rp_status rpvk_o_vkDestroyInstance(rpvk *r, void *args)
 {
 	sbt_vk_args_vkDestroyInstance *a = args;
 	int i;
-	for (i = 0; i < RPVK_MAX_INSTANCES; i++)
+	for (i = 0; i < r->ninst; i++)
 		if (a->instance && r->inst[i].live == a->instance)
 			rpvk_instance_drop(r, i);
 	rpvk_forget(r, VK_OBJECT_TYPE_INSTANCE, (uint64_t)(uintptr_t)a->instance);
 	return RP_OK;
 }
 
-/* The phys[] slot of a live physical device, made on first sight. */
+/* The phys[] slot of a live physical device, made on first sight; -1 if
+ * out of memory. */
 static int rpvk_phys_slot(rpvk *r, VkPhysicalDevice live, int inst)
 {
-	size_t i;
-	for (i = 0; i < r->nphys; i++)
+	size_t i, free_slot = r->nphys;
+	void *arr = r->phys;
+	for (i = 0; i < r->nphys; i++) {
 		if (r->phys[i].live == live)
 			return (int)i;
-	if (r->nphys == RPVK_MAX_PHYS)
-		return -1;
-	memset(&r->phys[r->nphys], 0, sizeof(r->phys[0]));
-	r->phys[r->nphys].live = live;
-	r->phys[r->nphys].inst = inst;
+		if (!r->phys[i].live && free_slot == r->nphys)
+			free_slot = i;
+	}
+	if (free_slot == r->nphys) {
+		if (!rpvk_slot_grow(&arr, &r->nphys, sizeof(r->phys[0])))
+			return -1;
+		r->phys = arr;
+	}
+	r->phys[free_slot].live = live;
+	r->phys[free_slot].inst = inst;
 	for (i = 0; i < VK_MAX_MEMORY_TYPES; i++)
-		r->phys[r->nphys].type_map[i] = (uint32_t)i;
-	return (int)r->nphys++;
+		r->phys[free_slot].type_map[i] = (uint32_t)i;
+	return (int)free_slot;
 }
 
 /* The live physical devices of the instance, and which one --device picks
@@ -422,7 +490,7 @@ static rp_status rpvk_bind_physdevs(rpvk *r, const rpvk_itable *t, VkInstance in
 			rpvk_warn(r, "seq %llu: captured physical device %u has no counterpart here; "
 			          "using device 0", (unsigned long long)r->seq, k);
 		if (rpvk_phys_slot(r, l, r->cur_inst) < 0)
-			return rpvk_fail(r, RP_ERR_UNSUPPORTED, "too many physical devices");
+			return rpvk_nomem(r);
 		if (captured[k] && rpvk_bind(r, VK_OBJECT_TYPE_PHYSICAL_DEVICE, captured[k],
 		                             (uint64_t)(uintptr_t)l) != RP_OK)
 			return rpvk_nomem(r);
@@ -575,7 +643,7 @@ void rpvk_queue_remap(rpvk *r, enum sbt_vk_cmd cmd, void *args)
 	} else {
 		return;
 	}
-	for (int d = 0; d < RPVK_MAX_DEVICES; d++)
+	for (int d = 0; d < r->ndev; d++)
 		if (r->dev[d].live && r->dev[d].live == dev && family < RPVK_MAX_FAMILIES &&
 		    r->dev[d].live_queues[family] && *index >= r->dev[d].live_queues[family])
 			*index %= r->dev[d].live_queues[family];
@@ -598,12 +666,10 @@ rp_status rpvk_o_vkCreateDevice(rpvk *r, void *args)
 		return RP_ERR_BACKEND;
 	if (!ci || !a->pDevice)
 		return rpvk_fail(r, RP_ERR_DECODE, "no create info or output handle");
-	for (d = 0; d < RPVK_MAX_DEVICES && !dv; d++)
-		if (!r->dev[d].live)
-			dv = &r->dev[d];
-	if (!dv)
-		return rpvk_fail(r, RP_ERR_UNSUPPORTED, "more than %d live devices", RPVK_MAX_DEVICES);
-	d = (int)(dv - r->dev);
+	d = rpvk_slot_device(r);
+	if (d < 0)
+		return rpvk_nomem(r);
+	dv = &r->dev[d];
 	captured = (uint64_t)(uintptr_t)*a->pDevice;
 	rpvk_strip_pnext(&ci->pNext);
 	ci->enabledLayerCount = 0; /* deprecated device layers: the instance's apply */
@@ -623,7 +689,10 @@ rp_status rpvk_o_vkCreateDevice(rpvk *r, void *args)
 		if (ci->pQueueCreateInfos[q].queueFamilyIndex < RPVK_MAX_FAMILIES)
 			dv->family_queues[ci->pQueueCreateInfos[q].queueFamilyIndex] +=
 				ci->pQueueCreateInfos[q].queueCount;
-	if (rpvk_device_fit_queues(r, dv, t, a->physicalDevice, ci) != RP_OK)
+	p = rpvk_phys_index(r, a->physicalDevice);
+	if (p < 0)
+		p = rpvk_phys_slot(r, a->physicalDevice, r->cur_inst);
+	if (p < 0 || rpvk_device_fit_queues(r, dv, t, a->physicalDevice, ci) != RP_OK)
 		return rpvk_nomem(r);
 	a->ret = t->CreateDevice(a->physicalDevice, ci, NULL, &live);
 	rpvk_result(r, cap_ret, a->ret);
@@ -633,9 +702,6 @@ rp_status rpvk_o_vkCreateDevice(rpvk *r, void *args)
 		return rpvk_fail(r, RP_ERR_BACKEND, "vkCreateDevice failed here: %s (%d)",
 		                 rpvk_result_name(a->ret), (int)a->ret);
 	}
-	p = rpvk_phys_index(r, a->physicalDevice);
-	if (p < 0)
-		p = rpvk_phys_slot(r, a->physicalDevice, r->cur_inst);
 	dv->live = live;
 	dv->inst = r->cur_inst;
 	dv->phys = p;
@@ -665,7 +731,7 @@ rp_status rpvk_o_vkDestroyDevice(rpvk *r, void *args)
 	int d;
 	if (!a->device)
 		return RP_OK;
-	for (d = 0; d < RPVK_MAX_DEVICES; d++)
+	for (d = 0; d < r->ndev; d++)
 		if (r->dev[d].live == a->device) {
 			/* memory objects of this device are freed with it */
 			rpvk_device_drop(r, d);

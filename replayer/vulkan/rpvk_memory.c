@@ -456,7 +456,7 @@ rp_status rpvk_o_vkFreeMemory(rpvk *r, void *args)
 	/* Work in flight may still use it (a trace whose free was moved ahead
 	 * of a wait): wait first, as a careful application would, when
 	 * anything was submitted since the device was last seen idle. */
-	if (r->cur_dev >= 0 && r->cur_dev < RPVK_MAX_DEVICES && r->dev[r->cur_dev].pending &&
+	if (r->cur_dev >= 0 && r->cur_dev < r->ndev && r->dev[r->cur_dev].pending &&
 	    rpvk_device_idle(r, r->cur_dev, VK_NULL_HANDLE, r->wait_ns) == VK_TIMEOUT)
 		return rpvk_fail(r, RP_ERR_TRACE, "the device did not finish within %g s the work that "
 		                 "may use the memory being freed (tsreplay --wait-timeout SECONDS waits "
@@ -556,7 +556,7 @@ rp_status rpvk_memory_bind_check(rpvk *r, VkObjectType type, uint64_t res, VkDev
 	rpvk_mem *m = rpvk_mem_live(r, mem);
 	const rpvk_dtable *t;
 	VkMemoryRequirements req;
-	if (!m || !res || m->dev < 0 || m->dev >= RPVK_MAX_DEVICES || !r->dev[m->dev].live)
+	if (!m || !res || m->dev < 0 || m->dev >= r->ndev || !r->dev[m->dev].live)
 		return RP_OK; /* not ours to judge */
 	t = &r->dev[m->dev].t;
 	memset(&req, 0, sizeof(req));

@@ -204,7 +204,7 @@ rp_status rpvk_percmd_open(rpvk *r)
 /* The device objects of c (slots, staging), where its device still lives. */
 static void rpvk_pc_cb_drop_slots(rpvk *r, rpvk_pc_cb *c, int chunks_too)
 {
-	const rpvk_device *dv = c->dev >= 0 && c->dev < RPVK_MAX_DEVICES ? &r->dev[c->dev] : NULL;
+	const rpvk_device *dv = c->dev >= 0 && c->dev < r->ndev ? &r->dev[c->dev] : NULL;
 	int live = dv && dv->live && dv->live == c->device;
 	for (uint32_t i = 0; i < c->nslots; i++)
 		if (live && c->slots[i].buf)
@@ -274,7 +274,7 @@ static void rpvk_pc_aliases_drop(rpvk *r, VkDevice device)
 		const rpvk_device *dv;
 		if (!s->type || s->type == RPVK_MAP_TOMB)
 			continue;
-		dv = s->aux >= 0 && s->aux < RPVK_MAX_DEVICES ? &r->dev[s->aux] : NULL;
+		dv = s->aux >= 0 && s->aux < r->ndev ? &r->dev[s->aux] : NULL;
 		if (device && (!dv || dv->live != device))
 			continue;
 		if (s->val && dv && dv->live)
@@ -295,7 +295,7 @@ static void rpvk_pc_zombies_reap(rpvk *r, VkDevice device, int all)
 	size_t n = 0;
 	for (size_t i = 0; i < pc->nzombies; i++) {
 		rpvk_pc_zombie *z = &pc->zombies[i];
-		const rpvk_device *dv = z->dev >= 0 && z->dev < RPVK_MAX_DEVICES ? &r->dev[z->dev] : NULL;
+		const rpvk_device *dv = z->dev >= 0 && z->dev < r->ndev ? &r->dev[z->dev] : NULL;
 		int used = 0;
 		if (!all && (!device || device == z->device)) {
 			for (size_t k = 0; k < pc->cbs.cap && !used; k++) {
@@ -1439,7 +1439,7 @@ rp_status rpvk_percmd_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 			rpvk_map_del(&r->pc->aliases, VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)a->memory);
 		} else if (s) {
 			int d = s->aux;
-			if (s->val && d >= 0 && d < RPVK_MAX_DEVICES && r->dev[d].live)
+			if (s->val && d >= 0 && d < r->ndev && r->dev[d].live)
 				r->dev[d].t.DestroyBuffer(r->dev[d].live, (VkBuffer)(uintptr_t)s->val, NULL);
 			rpvk_map_del(&r->pc->aliases, VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)a->memory);
 		}

@@ -293,7 +293,7 @@ static rp_status rpvk_state_unpend(rpvk *r, VkCommandBuffer cb, uint64_t pool)
 		if (c->pending && (cb ? s->key == (uint64_t)(uintptr_t)cb : c->pool == pool))
 			wait = c->dev;
 	}
-	if (wait < 0 || wait >= RPVK_MAX_DEVICES || !r->dev[wait].live)
+	if (wait < 0 || wait >= r->ndev || !r->dev[wait].live)
 		return RP_OK;
 	if (rpvk_device_idle(r, wait, VK_NULL_HANDLE, r->wait_ns) == VK_TIMEOUT)
 		return rpvk_fail(r, RP_ERR_TRACE, "the device did not finish within %g s the work of the "
@@ -318,7 +318,7 @@ static rp_status rpvk_state_set_settle(rpvk *r, VkDescriptorSet set)
 			    c->res[k].live == (uint64_t)(uintptr_t)set)
 				wait = c->dev;
 	}
-	if (wait < 0 || wait >= RPVK_MAX_DEVICES || !r->dev[wait].live)
+	if (wait < 0 || wait >= r->ndev || !r->dev[wait].live)
 		return RP_OK;
 	if (rpvk_device_idle(r, wait, VK_NULL_HANDLE, r->wait_ns) == VK_TIMEOUT)
 		return rpvk_fail(r, RP_ERR_TRACE, "the device did not finish within %g s the work that "
@@ -531,7 +531,7 @@ static rp_status rpvk_res_refuse(rpvk *r, const char *what)
 /* Whether live device dev was created with queue index of family. */
 static int rpvk_queue_created(rpvk *r, VkDevice dev, uint32_t family, uint32_t index)
 {
-	for (int d = 0; d < RPVK_MAX_DEVICES; d++)
+	for (int d = 0; d < r->ndev; d++)
 		if (r->dev[d].live == dev)
 			return family < RPVK_MAX_FAMILIES && index < r->dev[d].family_queues[family];
 	return 1; /* not ours to judge */
@@ -685,7 +685,7 @@ static rp_status rpvk_state_color_count(rpvk *r, VkCommandBuffer cb,
 	const rpvk_phys *p = NULL;
 	char why[200];
 	if (rpvk_dtable_for(r, (uint64_t)(uintptr_t)cb) && r->dev[r->cur_dev].phys >= 0 &&
-	    r->dev[r->cur_dev].phys < RPVK_MAX_PHYS)
+	    (size_t)r->dev[r->cur_dev].phys < r->nphys)
 		p = &r->phys[r->dev[r->cur_dev].phys];
 	if (!p || !p->max_colors || a->attachmentCount <= p->max_colors)
 		return RP_OK;
@@ -880,7 +880,7 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 	case SBT_VK_CMD_vkDestroyEvent:
 	case SBT_VK_CMD_vkDestroyFence:
 	case SBT_VK_CMD_vkDestroySemaphore:
-		if (r->cur_dev >= 0 && r->cur_dev < RPVK_MAX_DEVICES && r->dev[r->cur_dev].pending &&
+		if (r->cur_dev >= 0 && r->cur_dev < r->ndev && r->dev[r->cur_dev].pending &&
 		    rpvk_device_idle(r, r->cur_dev, VK_NULL_HANDLE, r->wait_ns) == VK_TIMEOUT)
 			return rpvk_fail(r, RP_ERR_TRACE, "the device did not finish within %g s the work "
 			                 "that may use the object being destroyed (tsreplay --wait-timeout "
@@ -1325,7 +1325,7 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++)
 			for (uint32_t j = 0; a->pSubmits[i].pCommandBuffers && j < a->pSubmits[i].commandBufferCount; j++)
 				rpvk_state_submitted(r, a->pSubmits[i].pCommandBuffers[j], a->fence);
-		if (r->cur_dev >= 0 && r->cur_dev < RPVK_MAX_DEVICES)
+		if (r->cur_dev >= 0 && r->cur_dev < r->ndev)
 			r->dev[r->cur_dev].pending = 1;
 		break;
 	}
@@ -1336,12 +1336,12 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 			for (uint32_t j = 0; a->pSubmits[i].pCommandBufferInfos &&
 			                     j < a->pSubmits[i].commandBufferInfoCount; j++)
 				rpvk_state_submitted(r, a->pSubmits[i].pCommandBufferInfos[j].commandBuffer, a->fence);
-		if (r->cur_dev >= 0 && r->cur_dev < RPVK_MAX_DEVICES)
+		if (r->cur_dev >= 0 && r->cur_dev < r->ndev)
 			r->dev[r->cur_dev].pending = 1;
 		break;
 	}
 	case SBT_VK_CMD_vkQueueBindSparse:
-		if (r->cur_dev >= 0 && r->cur_dev < RPVK_MAX_DEVICES)
+		if (r->cur_dev >= 0 && r->cur_dev < r->ndev)
 			r->dev[r->cur_dev].pending = 1;
 		break;
 	case SBT_VK_CMD_vkWaitForFences: {

@@ -85,21 +85,13 @@ struct rpvk_wsc {
 	int broken;                /* a live failure: not shown any more */
 };
 
-typedef struct rpvk_win_queue {
-	VkQueue q;
-	uint32_t family;
-} rpvk_win_queue;
-
 struct rpvk_win {
 	xcb_connection_t *conn;    /* NULL until a windowed instance needs it */
 	xcb_screen_t *screen;      /* borrowed from conn's setup */
 	int off;                   /* fell back to offscreen (noted) */
 	char display[128];
 	char title[160];
-	int inst_on[RPVK_MAX_INSTANCES];
-	int dev_on[RPVK_MAX_DEVICES];
-	rpvk_win_queue queues[RPVK_MAX_DEVICES][RPVK_MAX_QUEUES];
-	uint32_t nqueues[RPVK_MAX_DEVICES];
+	/* per instance and device: win_on, win_queues (rpvk.h's slots) */
 	rpvk_map surfaces;         /* (SURFACE, fake) -> rpvk_wsurf* */
 };
 
@@ -327,7 +319,7 @@ int rpvk_window_instance_exts(rpvk *r, const char **exts, uint32_t *n)
 void rpvk_window_instance_bind(rpvk *r, int inst, int on)
 {
 	if (r->win)
-		r->win->inst_on[inst] = on;
+		r->inst[inst].win_on = on;
 }
 
 static void rpvk_win_surface_free(rpvk *r, rpvk_wsurf *s)
@@ -360,7 +352,7 @@ void rpvk_window_instance_drop(rpvk *r, int inst)
 		s->type = RPVK_MAP_TOMB;
 		w->surfaces.live--;
 	}
-	w->inst_on[inst] = 0;
+	r->inst[inst].win_on = 0;
 }
 
 int rpvk_window_device_exts(rpvk *r, int inst, VkPhysicalDevice phys, const char **exts, uint32_t *n)
@@ -369,7 +361,7 @@ int rpvk_window_device_exts(rpvk *r, int inst, VkPhysicalDevice phys, const char
 	VkExtensionProperties *props;
 	uint32_t np = 0, i;
 	int found = 0;
-	if (!r->win || r->win->off || inst < 0 || !r->win->inst_on[inst])
+	if (!r->win || r->win->off || inst < 0 || !r->inst[inst].win_on)
 		return 0;
 	if (rpvk_win_has(exts, *n, VK_KHR_SWAPCHAIN_EXTENSION_NAME))
 		return 1;
@@ -400,8 +392,8 @@ void rpvk_window_device_bind(rpvk *r, int dev, int on, const VkDeviceCreateInfo 
 	uint32_t i, k;
 	if (!w)
 		return;
-	w->dev_on[dev] = on;
-	w->nqueues[dev] = 0;
+	dv->win_on = on;
+	dv->win_nqueues = 0;
 	if (!on || !ci->pQueueCreateInfos)
 		return;
 	/* The queues it created, with their families: a present names only
@@ -411,8 +403,8 @@ void rpvk_window_device_bind(rpvk *r, int dev, int on, const VkDeviceCreateInfo 
 		const VkDeviceQueueCreateInfo *q = &ci->pQueueCreateInfos[i];
 		if (q->flags != 0)
 			continue; /* protected queues come from vkGetDeviceQueue2 */
-		for (k = 0; k < q->queueCount && w->nqueues[dev] < RPVK_MAX_QUEUES; k++) {
-			rpvk_win_queue *wq = &w->queues[dev][w->nqueues[dev]++];
+		for (k = 0; k < q->queueCount && dv->win_nqueues < RPVK_MAX_QUEUES; k++) {
+			rpvk_win_queue *wq = &dv->win_queues[dv->win_nqueues++];
 			dv->t.GetDeviceQueue(dv->live, q->queueFamilyIndex, k, &wq->q);
 			wq->family = q->queueFamilyIndex;
 		}
@@ -423,8 +415,8 @@ void rpvk_window_device_drop(rpvk *r, int dev)
 {
 	if (!r->win)
 		return;
-	r->win->dev_on[dev] = 0;
-	r->win->nqueues[dev] = 0;
+	r->dev[dev].win_on = 0;
+	r->dev[dev].win_nqueues = 0;
 }
 
 /* ---- surfaces ----------------------------------------------------------------- */
@@ -433,7 +425,7 @@ rp_status rpvk_window_surface_create(rpvk *r, uint64_t fake)
 {
 	struct rpvk_win *w = r->win;
 	rpvk_wsurf *s;
-	if (!w || w->off || r->cur_inst < 0 || !w->inst_on[r->cur_inst])
+	if (!w || w->off || r->cur_inst < 0 || !r->inst[r->cur_inst].win_on)
 		return RP_OK;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -775,7 +767,7 @@ void rpvk_window_swapchain_create(rpvk *r, rpvk_swapchain *sc, uint64_t fake_sur
 	rpvk_wsurf *s = rpvk_win_surface_find(r, fake_surface);
 	struct rpvk_wsc *x;
 	VkSwapchainKHR old_live = VK_NULL_HANDLE;
-	if (!w || w->off || !s || !w->dev_on[sc->dev] || s->inst != dv->inst)
+	if (!w || w->off || !s || !r->dev[sc->dev].win_on || s->inst != dv->inst)
 		return;
 	x = calloc(1, sizeof(*x));
 	if (!x) {
@@ -832,9 +824,9 @@ void rpvk_window_acquire_wait(rpvk *r, rpvk_swapchain *sc)
 static int rpvk_win_queue_family(const rpvk *r, int d, VkQueue q)
 {
 	uint32_t i;
-	for (i = 0; i < r->win->nqueues[d]; i++)
-		if (r->win->queues[d][i].q == q)
-			return (int)r->win->queues[d][i].family;
+	for (i = 0; i < r->dev[d].win_nqueues; i++)
+		if (r->dev[d].win_queues[i].q == q)
+			return (int)r->dev[d].win_queues[i].family;
 	return -1;
 }
 

@@ -41,6 +41,12 @@
  * executing a secondary leaves the primary's state undefined (the
  * hostile-trace test moves the binds ahead of the execute:
  * tests/shell/test_vk_hostile_execute.sh).  The results are the same.
+ * --churn K: first creates and destroys an instance with a device K times,
+ * one after the other.  --instances N: N - 1 instances, each with a
+ * device, are created before the one that does the work and destroyed
+ * after it (a program on a GL driver may keep one per context), so the
+ * work runs on the N-th live instance and device.  The results are the
+ * same.
  */
 #include "tests/programs/vk_prog.h"
 #include "tracesmith/tracesmith_app.h"
@@ -54,6 +60,7 @@ typedef struct vkc_opts {
 	const char *results;
 	const char *inputs;
 	uint32_t app_first, app_last; /* --app-window, 0: none */
+	uint32_t instances, churn;
 } vkc_opts;
 
 static void vkc_usage(FILE *f)
@@ -67,7 +74,9 @@ static void vkc_usage(FILE *f)
 	           "  --inputs F    write round 0's input words (u32 LE) to F\n"
 	           "  --app-window A-B  in-app capture window over rounds A..B (from 1)\n"
 	           "  --execute     each round executes a secondary command buffer first\n"
-	           "  --timeline    wait on a timeline semaphore, not a fence (Vulkan 1.2)\n");
+	           "  --timeline    wait on a timeline semaphore, not a fence (Vulkan 1.2)\n"
+	           "  --churn K     first create and destroy an instance and device K times\n"
+	           "  --instances N the work on the N-th live instance and device (1..64)\n");
 }
 
 static void vkc_parse(int argc, char **argv, vkc_opts *o)
@@ -82,6 +91,8 @@ static void vkc_parse(int argc, char **argv, vkc_opts *o)
 	o->results = NULL;
 	o->inputs = NULL;
 	o->app_first = o->app_last = 0;
+	o->instances = 1;
+	o->churn = 0;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--size")) {
@@ -96,6 +107,10 @@ static void vkc_parse(int argc, char **argv, vkc_opts *o)
 		} else if (!strcmp(a, "--submits")) {
 			o->submits = vkp_parse_u32("vk_compute", a, vkp_next_arg(argc, argv, &i), 1,
 			                           100000);
+		} else if (!strcmp(a, "--instances")) {
+			o->instances = vkp_parse_u32("vk_compute", a, vkp_next_arg(argc, argv, &i), 1, 64);
+		} else if (!strcmp(a, "--churn")) {
+			o->churn = vkp_parse_u32("vk_compute", a, vkp_next_arg(argc, argv, &i), 0, 1000);
 		} else if (!strcmp(a, "--execute")) {
 			o->execute = 1;
 		} else if (!strcmp(a, "--timeline")) {
@@ -169,7 +184,7 @@ int main(int argc, char **argv)
 {
 	vkc_opts o;
 	int app_start = TRACESMITH_APP_NOT_CAPTURING;
-	vkp_ctx c;
+	vkp_ctx c, *others = NULL;
 	vkp_buffer params, inputs, work, readback, scratch;
 	VkDescriptorPoolSize psizes[2] = { { VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1 },
 		                               { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 } };
@@ -197,6 +212,19 @@ int main(int argc, char **argv)
 
 	vkc_parse(argc, argv, &o);
 	bytes = (VkDeviceSize)o.size * 4;
+	for (i = 0; i < o.churn; i++) {
+		vkp_ctx_init(&c, "vk_compute", 0);
+		vkp_ctx_finish(&c);
+	}
+	if (o.instances > 1) {
+		others = calloc(o.instances - 1, sizeof(*others));
+		if (!others) {
+			fprintf(stderr, "vk_compute: out of memory\n");
+			return 1;
+		}
+		for (i = 0; i + 1 < o.instances; i++)
+			vkp_ctx_init(&others[i], "vk_compute", 0);
+	}
 	vkp_ctx_init(&c, "vk_compute",
 	             (o.labels ? VKP_DEBUG_UTILS : 0) | (o.timeline ? VKP_TIMELINE : 0));
 
@@ -358,5 +386,8 @@ int main(int argc, char **argv)
 	if (scratch.buf)
 		vkp_buffer_destroy(&c, &scratch);
 	vkp_ctx_finish(&c);
+	for (i = 0; i + 1 < o.instances; i++)
+		vkp_ctx_finish(&others[i]);
+	free(others);
 	return 0;
 }

@@ -2,7 +2,8 @@
 # Capture -> replay of the Vulkan test programs (issue 3), everything over
 # the Khronos validation layer (any VUID- line fails):
 # - vk_compute, vk_offscreen, vk_multithread (both submit modes, and each
-#   thread submitting with all inputs in one shared mapping): captured
+#   thread submitting with all inputs in one shared mapping, and
+#   vk_compute on its 17th live instance after 20 made in turn): captured
 #   with VK_LAYER_tracesmith, the program prints the same hash as without
 #   the layer, the trace has checkpoints, and tsreplay replays it with every
 #   checkpoint hash equal to the capture's (exit 0);
@@ -74,6 +75,13 @@ replay multithread_ts 3
 capture multithread_shared "$P/vk_multithread" --threads 4 --rounds 3 --thread-submit \
 	--shared-memory
 replay multithread_shared 3
+# Many live instances and devices (piglit's glx-multithread-clearbuffer on
+# zink keeps 16 of each): the work runs on the 17th, after 20 instances and
+# devices were created and destroyed one after the other.  tsreplay once
+# stopped at a ninth live instance, and at the 17th instance made in turn
+# ("too many physical devices": a destroyed instance's were never freed).
+capture instances "$P/vk_compute" --size 1024 --submits 3 --churn 20 --instances 17
+replay instances 3
 
 # ---- results are not host writes; inputs are ---------------------------------
 "$TOOL" find "$T/compute.sbt" "$T/results.bin" >"$T/find_results" || fail "find results"
