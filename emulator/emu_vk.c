@@ -323,8 +323,9 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 					for (uint32_t d = 0; d < EMU_VK_CLASSES; d++)
 						if (it->dsta & (1u << d))
 							q->floor[d] = q->pos;
-				if (it->srcw && it->dsta) {
-					emu_vk_mbar m = { q->pos, it->srcw, it->dsta, it->global, it->alloc, it->lo, it->hi };
+				if (it->srcw || it->dsta) {
+					emu_vk_mbar m = { q->pos, it->src, it->dst, it->srcw, it->dsta, it->global, it->alloc,
+						          it->lo, it->hi };
 
 					if (EMU_PUSH(b->vk->mbar[q->stream], m) != 0)
 						return -1;
@@ -1026,6 +1027,7 @@ int emu_vk_before(const emu_graph *g, const emu_access *a, const emu_access *b, 
 	const emu_node *na = &g->nodes.v[a->node], *nb = &g->nodes.v[b->node];
 	const emu_vk_node *va = &g->vk->node.v[a->node], *vb = &g->vk->node.v[b->node];
 	const emu_vk_mbarvec *mb;
+	uint8_t avail = 0; /* second scopes of barriers that made a's write available */
 	size_t lo, hi;
 
 	*full = 0;
@@ -1036,7 +1038,13 @@ int emu_vk_before(const emu_graph *g, const emu_access *a, const emu_access *b, 
 	if (na->stream != nb->stream || vb->reach[va->cls] < va->pos)
 		return 0;
 	/* ordered by barriers: a read before a write needs nothing more; a
-	 * write needs a memory barrier between them that covers its resource */
+	 * write needs memory barriers between them that cover its resource: one
+	 * that makes it available, and one that makes it visible to b's class,
+	 * the same barrier or a later one whose first scope takes in a class of
+	 * the first's second scope (a write made available to compute shaders,
+	 * then compute writes made visible to transfers: a copy, a dispatch on
+	 * what it wrote, a copy out).  A chain longer than two barriers is not
+	 * followed: a race is reported, not missed. */
 	if (!(a->mode & (EMU_A_WRITE | EMU_A_MAYWRITE)))
 		return 1;
 	mb = &g->vk->mbar[na->stream];
@@ -1053,10 +1061,12 @@ int emu_vk_before(const emu_graph *g, const emu_access *a, const emu_access *b, 
 	for (size_t i = lo; i < mb->n && mb->v[i].after < vb->pos; i++) {
 		const emu_vk_mbar *m = &mb->v[i];
 
-		if (!(m->srcw & (1u << va->cls)) || !(m->dsta & (1u << vb->cls)))
+		if (!m->global && (m->alloc != a->alloc || m->hi <= a->lo || a->hi <= m->lo))
 			continue;
-		if (m->global || (m->alloc == a->alloc && m->lo < a->hi && a->lo < m->hi))
+		if ((m->dsta & (1u << vb->cls)) && ((m->srcw & (1u << va->cls)) || (m->src & avail)))
 			return 1;
+		if (m->srcw & (1u << va->cls))
+			avail |= m->dst;
 	}
 	return 0;
 }

@@ -46,11 +46,14 @@ typedef struct emu_vk_node {
 	uint8_t cls;
 } emu_vk_node;
 
-/* A memory barrier on a queue: after its first `after` commands. */
+/* A memory barrier on a queue: after its first `after` commands.  One
+ * that makes writes available and one that makes them visible may be two
+ * barriers, the second's first scope chained to the first's second. */
 typedef struct emu_vk_mbar {
 	uint32_t after;
+	uint8_t src, dst;             /* its stage classes, first and second scope */
 	uint8_t srcw;                 /* classes whose writes it makes available */
-	uint8_t dsta;                 /* classes it makes them visible to */
+	uint8_t dsta;                 /* classes it makes available writes visible to */
 	uint8_t global;               /* every resource, else alloc [lo, hi) */
 	uint32_t alloc;
 	uint64_t lo, hi;

@@ -25,6 +25,12 @@
  *     visible to transfers only, or misses the transfer stage; the dispatch
  *     first and the fill after (write after read): a race, none with an
  *     execution dependency alone
+ *     a fill of A, a barrier making it visible to compute shaders, a second
+ *     barrier from compute to transfer making writes visible to transfer
+ *     reads (with or without compute writes in its source access), then a
+ *     copy of A (VkFFT's pattern around its dispatches): no race; the race
+ *     stays when the second barrier makes nothing visible, is on another
+ *     buffer, or its first scope misses compute (no chain)
  *   a command buffer submitted to two queues: its fill races with itself;
  *   a secondary one's fill runs where a primary executes it
  *   uniform descriptors of one buffer read by dispatches on two queues: no
@@ -378,6 +384,36 @@ static void scen_fill_dispatch(const char *path, int mode)
 			            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, BUF_A);
 		vkg_dispatch(&g, CB1, 0x5300);
 	}
+	vkg_submit(&g, Q1, &b1, 0);
+	vkg_close(&g);
+}
+
+enum { CH_SHADER_WRITE, CH_NO_SRC_ACCESS, CH_NOTHING_VISIBLE, CH_OTHER_BUFFER, CH_NOT_CHAINED };
+
+/* One queue, one command buffer: a fill of A (seq 5), a TRANSFER->COMPUTE
+ * barrier on A making transfer writes available and visible to shader
+ * reads, a COMPUTE->TRANSFER barrier as mode says, then a copy of A to B
+ * (seq 8).  The write is made available by the first barrier and visible
+ * to the copy by the second: two barriers, one memory dependency. */
+static void scen_chain(const char *path, int mode)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 };
+	VkPipelineStageFlags src2 =
+		mode == CH_NOT_CHAINED ? VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_buffer(&g, BUF_A, 4096);
+	vkg_buffer(&g, BUF_B, 4096);
+	vkg_begin(&g, CB1);
+	vkg_fill(&g, CB1, BUF_A, VK_WHOLE_SIZE);
+	vkg_barrier(&g, CB1, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+	            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, BUF_A);
+	vkg_barrier(&g, CB1, src2, mode == CH_NO_SRC_ACCESS ? 0 : VK_ACCESS_SHADER_WRITE_BIT,
+	            VK_PIPELINE_STAGE_TRANSFER_BIT, mode == CH_NOTHING_VISIBLE ? 0 : VK_ACCESS_TRANSFER_READ_BIT,
+	            mode == CH_OTHER_BUFFER ? BUF_B : BUF_A);
+	vkg_copy(&g, CB1, BUF_A, BUF_B, 1024);
 	vkg_submit(&g, Q1, &b1, 0);
 	vkg_close(&g);
 }
@@ -831,6 +867,28 @@ int main(void)
 	run(p, &r);
 	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
 	TST_CHECK_EQ_U64(r.s.makespan_ns, 12002);
+
+	/* availability by one barrier, visibility by a second chained to it */
+	scen_chain(p, CH_SHADER_WRITE);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.s.commands, 2);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	scen_chain(p, CH_NO_SRC_ACCESS);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	scen_chain(p, CH_NOTHING_VISIBLE);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed, 1);
+	TST_CHECK(strstr(r.report, "seq 5 fill vkCmdFillBuffer (submitted at seq 9) on queue 0x9100 (family 0, "
+	                           "index 0) writes buffer 0xa000 bytes 0..4096") != NULL);
+	TST_CHECK(strstr(r.report, "seq 8 transfer vkCmdCopyBuffer (submitted at seq 9) on queue 0x9100 (family 0, "
+	                           "index 0) reads buffer 0xa000 bytes 0..1024") != NULL);
+	scen_chain(p, CH_OTHER_BUFFER);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed, 1);
+	scen_chain(p, CH_NOT_CHAINED);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed, 1);
 
 	/* one queue, two submits: submission order alone orders nothing */
 	scen_two_submits(p, 0);
