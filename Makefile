@@ -392,6 +392,28 @@ $(BUILD)/tests/programs/%: $(BUILD)/obj/tests/programs/%.o $(LIB_SUP) $(LIBS)
 
 # gl_zink is an OpenGL program (Mesa's zink under the layer): GLX and Xlib.
 $(BUILD)/tests/programs/gl_zink: LDLIBS_ALL += -lGL -lX11
+# vk_fft runs VkFFT (libvkfft-dev), which compiles its shaders with glslang
+# (glslang-dev: static libraries, linked as its glslang.pc lists them).
+# Debian 12's vkFFT.h (1.2.26) does not build against its glslang 12 as it
+# is: it initialises command buffer handles with {} (C23; gcc 12 refuses
+# it), and fills glslang_resource_t by position, to which glslang 12 added
+# nine mesh-shader limits before the last two members.  The build mends a
+# copy of it in $(BUILD)/gen/vkfft (the handles set to 0, the nine limits
+# given glslang's defaults) and stops if the header changed.
+VKFFT_H := $(BUILD)/gen/vkfft/vkFFT.h
+$(VKFFT_H): /usr/include/vkFFT.h
+	@mkdir -p $(dir $@)
+	sed -e 's/\(VkCommandBuffer [a-zA-Z]*\) = {};/\1 = 0;/' \
+	    -e 's#\(/\* \.maxMeshViewCountNV = \*/ 4,\)#\1 /* glslang 12 */ 256, 256, 128, 128, 128, 128, 128, 128, 4,#' \
+	    $< >$@.tmp
+	@test "$$(grep -c '/\* glslang 12 \*/' $@.tmp)" = 2 && ! grep -q 'VkCommandBuffer [a-zA-Z]* = {}' $@.tmp || \
+	    { echo "$<: not the VkFFT 1.2.26 header the build knows how to mend" >&2; exit 1; }
+	mv $@.tmp $@
+$(call obj,tests/programs/vk_fft.c): $(VKFFT_H)
+$(call obj,tests/programs/vk_fft.c): CFLAGS_ALL += -isystem $(BUILD)/gen/vkfft
+$(BUILD)/tests/programs/vk_fft: LDLIBS_ALL += -Wl,--start-group -lglslang -lMachineIndependent \
+	-lOSDependent -lHLSL -lOGLCompiler -lGenericCodeGen -lSPVRemapper -lSPIRV -lSPIRV-Tools-opt \
+	-lSPIRV-Tools -Wl,--end-group -lstdc++ -lm
 
 $(BUILD)/tests/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)

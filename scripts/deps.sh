@@ -13,7 +13,9 @@
 # test_vk_renderdoc.sh; libgl-dev, libgl1-mesa-dri and glmark2-x11:
 # OpenGL through Mesa's zink (OpenGL on Vulkan) as the Vulkan application,
 # tests/programs/gl_zink.c and test_vk_zink.sh; piglit: its GLSL shader
-# tests on zink, test_vk_piglit.sh.)
+# tests on zink, test_vk_piglit.sh; libvkfft-dev and glslang-dev: VkFFT,
+# a Fourier-transform library that makes its compute shaders at run time,
+# tests/programs/vk_fft.c and test_vk_fft.sh.)
 # Idempotent: packages already present are left alone.  Run as root (or
 # with sudo available).
 set -eu
@@ -25,6 +27,7 @@ graphviz libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libpng-dev
 libwayland-dev libxrandr-dev mpv ffmpeg vkd3d-demos ddnet mangohud vkbasalt
 python3-pyqt6.qtquick qml6-module-qtquick qml6-module-qtqml-workerscript
 librenderdoc python3-renderdoc libgl-dev libgl1-mesa-dri glmark2-x11 piglit
+libvkfft-dev glslang-dev
 python3-pandas man-db
 hipcc libamdhip64-dev libelf-dev libmsgpack-dev
 libzstd-dev zlib1g-dev zstd clang-tools-19"

@@ -84,8 +84,10 @@ enum {
 	VKP_UAB = 1 << 9,              /* Vulkan 1.2, update after bind for
 	                                  uniform and storage buffers (fails
 	                                  where the device lacks it) */
-	VKP_BDA = 1 << 10              /* Vulkan 1.2 with the bufferDeviceAddress
+	VKP_BDA = 1 << 10,             /* Vulkan 1.2 with the bufferDeviceAddress
 	                                  feature (fails where the device lacks it) */
+	VKP_FLOAT64 = 1 << 11          /* the shaderFloat64 feature (fails where the
+	                                  device lacks it) */
 };
 
 static inline const char *vkp_result_name(VkResult r)
@@ -274,13 +276,17 @@ static inline void vkp_ctx_init(vkp_ctx *c, const char *prog, unsigned flags)
 		f13.pNext = (void *)dci.pNext;
 		dci.pNext = &f13;
 	}
-	if (flags & VKP_PIPELINE_STATS) {
-		static VkPhysicalDeviceFeatures f10 = { .pipelineStatisticsQuery = VK_TRUE };
+	if (flags & (VKP_PIPELINE_STATS | VKP_FLOAT64)) {
+		static VkPhysicalDeviceFeatures f10;
 		VkPhysicalDeviceFeatures have;
 		vkGetPhysicalDeviceFeatures(c->phys, &have);
-		if (!have.pipelineStatisticsQuery)
+		if ((flags & VKP_PIPELINE_STATS) && !have.pipelineStatisticsQuery)
 			vkp_die(c, "device '%s' has no pipelineStatisticsQuery feature",
 			        c->dev_props.deviceName);
+		if ((flags & VKP_FLOAT64) && !have.shaderFloat64)
+			vkp_die(c, "device '%s' has no shaderFloat64 feature", c->dev_props.deviceName);
+		f10.pipelineStatisticsQuery = !!(flags & VKP_PIPELINE_STATS);
+		f10.shaderFloat64 = !!(flags & VKP_FLOAT64);
 		dci.pEnabledFeatures = &f10;
 	}
 	if (flags & VKP_PRIMITIVES) {
