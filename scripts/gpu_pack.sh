@@ -36,7 +36,7 @@ mkdir -p "$B/layers_dispatch"
 strip -o "$B/layers_dispatch/libVkLayer_tracesmith.so" "$BUILD/layers_dispatch/libVkLayer_tracesmith.so"
 cp "$BUILD/layers_dispatch/VkLayer_tracesmith.json" "$B/layers_dispatch/"
 for p in vk_compute vk_offscreen vk_multithread vk_trim_image vk_race vk_hostmem vk_trim_layouts vk_callbound \
-	vk_trim_planar vk_sampleloc vk_mapwrite vk_trim_churn vk_fresh; do
+	vk_trim_planar vk_sampleloc vk_mapwrite vk_trim_churn vk_fresh vk_fft; do
 	strip -o "$B/tests/programs/$p" "$BUILD/tests/programs/$p"
 done
 cp "$BUILD"/tests/shaders/*.spv "$B/tests/shaders/"

@@ -13,7 +13,8 @@
 # wait) captured and replayed with its six checkpoints.  vk_fresh (memory
 # first mapped after submissions) replayed with every checkpoint equal, and
 # its --address run's replay equal or stopped at a differing buffer device
-# address.  vk_race on two real queues: the emulator's race
+# address.  vk_fft (VkFFT's plans, single and double precision) captured and
+# replayed with every checkpoint equal.  vk_race on two real queues: the emulator's race
 # across them, sampled orders.  The Khronos validation layer runs only
 # where GPU_VK_VALIDATION names a folder with it (the GPU machines lack
 # Debian's package; scripts/gpu_pack.sh carries it).  Uses the NVIDIA ICD; lavapipe's must not answer.
@@ -96,6 +97,13 @@ gpu_part vk_offscreen vk_prog vk_offscreen --frames 3
 gpu_part vk_multithread vk_prog vk_multithread --thread-submit
 # VK_EXT_external_memory_host: host allocations imported as device memory
 gpu_part vk_hostmem vk_prog vk_hostmem
+# VkFFT's plans (vk_fft; test_vk_fft.sh on lavapipe): shaders the library
+# writes for this device (its subgroup size and shared memory) and compiles
+# at run time; the program's own checks against its DFT pass under the
+# layer, and the replays match every checkpoint and agree.  The double-
+# precision plan uploads a table with VkFFT's own submit first.
+gpu_part vk_fft vk_prog vk_fft --dims 2 --size 64 --batch 3 --rounds 3
+gpu_part vk_fft_double vk_prog vk_fft --double --r2c --size 120
 
 # Timestamp queries on the GPU: --profile times every command of vk_compute.
 vk_profile() {
