@@ -17,6 +17,7 @@
  */
 #include "replayer/vulkan/rpvk.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,35 +77,41 @@ static int rpvk_slot_grow(void **arr, size_t *n, size_t sz)
 	return 1;
 }
 
-/* A free instance slot, the array grown if none is; -1 if out of memory. */
-static int rpvk_slot_instance(rpvk *r)
+/* A free slot of an array of *n slots of sz bytes whose first member is
+ * the live dispatchable handle (NULL: free), the array grown if none is;
+ * -1 if out of memory. */
+static int rpvk_slot_take(void **arr, int *n, size_t sz)
 {
-	size_t n = (size_t)r->ninst;
-	void *arr = r->inst;
+	size_t cap = (size_t)*n;
 	int i;
-	for (i = 0; i < r->ninst; i++)
-		if (!r->inst[i].live)
+	for (i = 0; i < *n; i++) {
+		void *live;
+		memcpy(&live, (const char *)*arr + (size_t)i * sz, sizeof(live));
+		if (!live)
 			return i;
-	if (!rpvk_slot_grow(&arr, &n, sizeof(r->inst[0])))
+	}
+	if (!rpvk_slot_grow(arr, &cap, sz))
 		return -1;
-	r->inst = arr;
-	r->ninst = (int)n;
+	*n = (int)cap;
 	return i;
 }
 
-/* A free device slot, as rpvk_slot_instance. */
+_Static_assert(offsetof(rpvk_instance, live) == 0 && offsetof(rpvk_device, live) == 0,
+               "rpvk_slot_take reads the live handle first");
+
+static int rpvk_slot_instance(rpvk *r)
+{
+	void *arr = r->inst;
+	int i = rpvk_slot_take(&arr, &r->ninst, sizeof(r->inst[0]));
+	r->inst = arr;
+	return i;
+}
+
 static int rpvk_slot_device(rpvk *r)
 {
-	size_t n = (size_t)r->ndev;
 	void *arr = r->dev;
-	int i;
-	for (i = 0; i < r->ndev; i++)
-		if (!r->dev[i].live)
-			return i;
-	if (!rpvk_slot_grow(&arr, &n, sizeof(r->dev[0])))
-		return -1;
+	int i = rpvk_slot_take(&arr, &r->ndev, sizeof(r->dev[0]));
 	r->dev = arr;
-	r->ndev = (int)n;
 	return i;
 }
 

@@ -38,13 +38,7 @@ while read -r args; do
 	want=$(grep '^vk_fft:' "$T/$k.plain.log")
 	got=$(grep '^vk_fft:' "$T/$k.ours.log")
 	[ -n "$want" ] && [ "$got" = "$want" ] || fail "vk_fft $args: '$got' under our layer, '$want' alone"
-	m=$("$BUILD/tsinfo" --dump "$T/$k.sbt" | grep -c ' checkpoint ' || :)
-	[ "$m" -gt 0 ] || fail "vk_fft $args: the trace holds no checkpoint"
-	vk_env_layers_none
-	vk_env_run "$T/$k.replay.log" "$BUILD/tsreplay" --validate "$T/$k.sbt" ||
-		fail "vk_fft $args: tsreplay --validate"
-	grep -q "checkpoints: $m compared, $m matched, 0 differ" "$T/$k.replay.log" ||
-		fail "vk_fft $args, replayed: $(grep 'checkpoints:' "$T/$k.replay.log") ($m in the trace)"
+	vk_env_replay_matched "$T/$k.sbt" "$T/$k.replay.log" "vk_fft $args's trace"
 	total=$((total + m))
 done <<EOF
 --rounds 3
@@ -78,11 +72,6 @@ vk_env_layers_validation
 	"$VK_ENV_BUILD/tests/programs/vk_fft" --double --dims 2 --size 64 --batch 3 --rounds 5) ||
 	fail "tscapture --submits 4-5 vk_fft"
 [ -f "$T/w-submits-4-5.sbt" ] || fail "tscapture wrote no window: $(tail -2 "$T/win.log")"
-m=$("$BUILD/tsinfo" --dump "$T/w-submits-4-5.sbt" | grep -c ' checkpoint ' || :)
+vk_env_replay_matched "$T/w-submits-4-5.sbt" "$T/wreplay.log" "the window"
 [ "$m" -eq 2 ] || fail "the window holds $m checkpoints, expected 2 (one per round)"
-vk_env_layers_none
-vk_env_run "$T/wreplay.log" "$BUILD/tsreplay" --validate "$T/w-submits-4-5.sbt" ||
-	fail "tsreplay --validate of the window"
-grep -q "checkpoints: 2 compared, 2 matched, 0 differ" "$T/wreplay.log" ||
-	fail "the window, replayed: $(grep 'checkpoints:' "$T/wreplay.log")"
 echo "ok: a window over two rounds replays with both rounds' results matched"

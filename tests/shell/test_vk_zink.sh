@@ -44,18 +44,6 @@ vk_env_init
 vk_env_zink "$T/xdg"
 vk_env_xvfb_start
 
-# replay_matched SBT LOG WHAT: tsreplay --validate matches every checkpoint
-# SBT holds, and there are some; m: how many.
-replay_matched() {
-	"$BUILD/tsinfo" --dump "$1" >"$1.dump" || fail "tsinfo cannot read $3"
-	m=$(grep -c ' checkpoint ' "$1.dump" || :)
-	[ "$m" -gt 0 ] || fail "$3 holds no checkpoint"
-	vk_env_layers_none
-	vk_env_run "$2" "$BUILD/tsreplay" --validate "$1" || fail "tsreplay --validate of $3"
-	grep -q "checkpoints: $m compared, $m matched, 0 differ" "$2" ||
-		fail "$3, replayed: $(grep 'checkpoints:' "$2") ($m in the trace)"
-}
-
 vk_env_layers_validation
 vk_env_run "$T/plain.log" "$P" --frames 30 || fail "gl_zink on zink alone"
 grep -q '^renderer zink' "$T/plain.log" ||
@@ -69,7 +57,7 @@ TRACESMITH_OUTPUT=$T/zink.sbt vk_env_run "$T/ours.log" "$P" --frames 30 ||
 	fail "gl_zink under our layer"
 grep '^frame ' "$T/ours.log" | cmp -s - "$T/plain.hashes" ||
 	fail "the frames read back under our layer differ from zink alone"
-replay_matched "$T/zink.sbt" "$T/replay.log" "the whole run's trace"
+vk_env_replay_matched "$T/zink.sbt" "$T/replay.log" "the whole run's trace"
 ! grep -q ' vulkan.vkWaitForFences ' "$T/zink.sbt.dump" ||
 	fail "zink waited on a fence: the test no longer covers timeline-only waits"
 first=$(sed -n 's/.* checkpoint call_seq=\([0-9]*\) .*/\1/p' "$T/zink.sbt.dump" | head -n 1)
@@ -85,7 +73,7 @@ grep '^frame ' "$T/win.log" | cmp -s - "$T/plain.hashes" ||
 	fail "the frames read back under tscapture differ from zink alone"
 win=$(ls "$T"/w-*.sbt 2>/dev/null | head -n 1)
 [ -n "$win" ] || fail "tscapture wrote no window trace: $(tail -3 "$T/win.log")"
-replay_matched "$win" "$T/wreplay.log" "the window's trace"
+vk_env_replay_matched "$win" "$T/wreplay.log" "the window's trace"
 echo "ok: window of submits 21-41, $m checkpoints matched"
 
 # glmark2's pulsar scene: a multi-draw with a stride over the element's size.
@@ -110,7 +98,7 @@ for i in 0 1 2 3 4; do
 	grep -q "pVertexInfo\[$i\].firstVertex=0 pVertexInfo\[$i\].vertexCount=6 " "$T/multi" ||
 		fail "draw $i of the multi-draw is not zink's (0, 6): $(cut -c1-400 "$T/multi")"
 done
-replay_matched "$T/pulsar.sbt" "$T/preplay.log" "the pulsar trace"
+vk_env_replay_matched "$T/pulsar.sbt" "$T/preplay.log" "the pulsar trace"
 echo "ok: glmark2 pulsar, its strided multi-draw recorded, $m checkpoint matched"
 
 # glmark2's whole --validate run: 33 scenes, each frame read back and
@@ -133,5 +121,5 @@ TRACESMITH_OUTPUT=$T/glmark2.sbt vk_env_run "$T/g_ours.log" glmark2 --off-screen
 grep 'Validation:' "$T/g_ours.log" >"$T/g_ours.v"
 cmp -s "$T/g_plain.v" "$T/g_ours.v" ||
 	fail "glmark2's checks differ under our layer: $(diff "$T/g_plain.v" "$T/g_ours.v" | head -5)"
-replay_matched "$T/glmark2.sbt" "$T/greplay.log" "the glmark2 trace"
+vk_env_replay_matched "$T/glmark2.sbt" "$T/greplay.log" "the glmark2 trace"
 echo "ok: glmark2 --validate, $(grep -c 'Validation: Success' "$T/g_ours.v") scenes pass as without the layer, $m checkpoints matched"

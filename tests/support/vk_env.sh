@@ -225,6 +225,19 @@ vk_env_test_fail() {
 	vk_env_fail "$@"
 }
 
+# vk_env_replay_matched SBT LOG WHAT: tsreplay --validate SBT (no explicit
+# layer: it loads the validation layer itself) matches every checkpoint
+# SBT holds, and it holds some; m: how many.
+vk_env_replay_matched() {
+	"$VK_ENV_BUILD/tsinfo" --dump "$1" >"$1.dump" || vk_env_test_fail "tsinfo cannot read $3"
+	m=$(grep -c ' checkpoint ' "$1.dump" || :)
+	[ "$m" -gt 0 ] || vk_env_test_fail "$3 holds no checkpoint"
+	vk_env_layers_none
+	vk_env_run "$2" "$VK_ENV_BUILD/tsreplay" --validate "$1" || vk_env_test_fail "tsreplay --validate of $3"
+	grep -q "checkpoints: $m compared, $m matched, 0 differ" "$2" ||
+		vk_env_test_fail "$3, replayed: $(grep 'checkpoints:' "$2") ($m in the trace)"
+}
+
 vk_env_clean() { # LOG
 	if grep -q 'VUID-' "$1"; then
 		grep 'VUID-' "$1" | head -n 5 | cut -c1-400 >&2
