@@ -227,12 +227,13 @@ void rpvk_device_settle(rpvk *r, int d)
 
 VkResult rpvk_device_idle(rpvk *r, int d, VkQueue only, uint64_t timeout_ns)
 {
-	rpvk_device *dv = &r->dev[d];
+	rpvk_device *dv;
 	VkFence fences[RPVK_MAX_QUEUES];
 	uint32_t i, n = 0;
 	VkResult res;
-	if (d < 0 || d >= r->ndev || !dv->live)
+	if (d < 0 || d >= r->ndev || !r->dev[d].live)
 		return VK_SUCCESS;
+	dv = &r->dev[d];
 	if (only)
 		rpvk_device_add_queue(r, d, only); /* a queue got some other way */
 	for (i = 0; i < dv->nqueues; i++) {
