@@ -401,13 +401,15 @@ $(BUILD)/tests/programs/gl_zink: LDLIBS_ALL += -lGL -lX11
 # copy of it in $(BUILD)/gen/vkfft (the handles set to 0, the nine limits
 # given glslang's defaults) and stops if the header changed.
 VKFFT_H := $(BUILD)/gen/vkfft/vkFFT.h
-$(VKFFT_H): /usr/include/vkFFT.h
+$(VKFFT_H): $(wildcard /usr/include/vkFFT.h)
+	@test -f /usr/include/vkFFT.h || \
+	    { echo "/usr/include/vkFFT.h is missing: install libvkfft-dev (scripts/deps.sh)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	sed -e 's/\(VkCommandBuffer [a-zA-Z]*\) = {};/\1 = 0;/' \
 	    -e 's#\(/\* \.maxMeshViewCountNV = \*/ 4,\)#\1 /* glslang 12 */ 256, 256, 128, 128, 128, 128, 128, 128, 4,#' \
-	    $< >$@.tmp
+	    /usr/include/vkFFT.h >$@.tmp
 	@test "$$(grep -c '/\* glslang 12 \*/' $@.tmp)" = 2 && ! grep -q 'VkCommandBuffer [a-zA-Z]* = {}' $@.tmp || \
-	    { echo "$<: not the VkFFT 1.2.26 header the build knows how to mend" >&2; exit 1; }
+	    { echo "/usr/include/vkFFT.h: not the VkFFT 1.2.26 header the build knows how to mend" >&2; exit 1; }
 	mv $@.tmp $@
 $(call obj,tests/programs/vk_fft.c): $(VKFFT_H)
 $(call obj,tests/programs/vk_fft.c): CFLAGS_ALL += -isystem $(BUILD)/gen/vkfft

@@ -30,7 +30,6 @@
  */
 #include <math.h>
 
-#include <glslang/Include/glslang_c_interface.h>
 #define VKFFT_BACKEND 0
 #include <vkFFT.h>
 
@@ -104,6 +103,7 @@ typedef struct vkf_shape {
 	int r2c;
 	size_t row;      /* reals per row */
 	size_t rows;     /* rows per transform */
+	size_t pts;      /* points per transform: N^dims */
 	size_t reals;    /* per transform */
 	size_t total;    /* reals in the buffer */
 } vkf_shape;
@@ -120,6 +120,7 @@ static vkf_shape vkf_shape_of(const vkf_opts *o)
 	s.rows = 1;
 	for (d = 1; d < o->dims; d++)
 		s.rows *= o->size;
+	s.pts = s.rows * o->size;
 	s.reals = s.row * s.rows;
 	s.total = s.reals * o->batch;
 	return s;
@@ -180,7 +181,7 @@ static void vkf_put(void *p, int dbl, size_t i, double v)
  * transforms, as complex doubles, n^dims points each). */
 static void vkf_fill(const vkf_shape *s, int dbl, uint32_t r, void *map, double *x)
 {
-	size_t pts = s->reals / s->row * s->n, b, row, k;
+	size_t pts = s->pts, b, row, k;
 	memset(map, 0, s->total * (dbl ? 8 : 4));
 	for (b = 0; b < s->batch; b++)
 		for (row = 0; row < s->rows; row++)
@@ -206,7 +207,7 @@ static void vkf_fill(const vkf_shape *s, int dbl, uint32_t r, void *map, double 
 static void vkf_check(const vkf_shape *s, int dbl, const double *x, const void *fwd, const void *inv,
                       double *err_fwd, double *err_inv)
 {
-	size_t pts = s->reals / s->row * s->n, b, row, k;
+	size_t pts = s->pts, b, row, k;
 	double *f = malloc(2 * pts * sizeof(double)), *tmp = malloc(2 * s->n * sizeof(double));
 	double ef = 0, ei = 0, mf = 0, mi = 0;
 	uint32_t d;
@@ -335,7 +336,7 @@ int main(int argc, char **argv)
 	if (fr != VKFFT_SUCCESS)
 		vkp_die(&c, "initializeVkFFT failed: VkFFTResult %d", (int)fr);
 
-	x = malloc(2 * sizeof(double) * (s.reals / s.row * s.n) * s.batch);
+	x = malloc(2 * sizeof(double) * s.pts * s.batch);
 	hs = XXH3_createState();
 	if (!x || !hs)
 		vkp_die(&c, "out of memory");
