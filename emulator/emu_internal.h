@@ -127,6 +127,7 @@ typedef struct emu_alloc {
 	uint32_t inst;         /* EMU_GA_NODE: its latest launch's EMU_GA_LAUNCH (0: none yet) */
 	uint64_t handle;       /* Vulkan: the buffer or image */
 	uint64_t mem, mem_off; /* Vulkan: the VkDeviceMemory bound to it (0: none) and where */
+	uint32_t layers;       /* Vulkan image: array layers (size: mips * layers subresources) */
 } emu_alloc;
 
 enum { EMU_VK_NONE, EMU_VK_BUFFER, EMU_VK_IMAGE };

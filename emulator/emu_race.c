@@ -457,6 +457,31 @@ static const char *emu_mode_text(uint32_t mode)
 	return "reads";
 }
 
+/* The subresources [lo, hi) of a Vulkan image (index mip * layers + layer:
+ * one mip's layers, or every layer of a run of mips), as words. */
+static void emu_print_subres(FILE *f, const emu_alloc *al, uint64_t lo, uint64_t hi)
+{
+	uint64_t nl = al->layers ? al->layers : 1, mips = al->size / nl;
+	uint64_t m0 = lo / nl, m1 = (hi - 1) / nl, l0 = lo % nl, l1 = (hi - 1) % nl;
+
+	if (lo == 0 && hi == al->size) {
+		fprintf(f, "whole image");
+		return;
+	}
+	if (m0 == m1)
+		fprintf(f, "mip %llu", (unsigned long long)m0);
+	else
+		fprintf(f, "mips %llu-%llu", (unsigned long long)m0, (unsigned long long)m1);
+	fprintf(f, " of %llu", (unsigned long long)mips);
+	if (nl > 1 && (l0 || l1 + 1 < nl)) {
+		if (l0 == l1)
+			fprintf(f, ", layer %llu", (unsigned long long)l0);
+		else
+			fprintf(f, ", layers %llu-%llu", (unsigned long long)l0, (unsigned long long)l1);
+		fprintf(f, " of %llu", (unsigned long long)nl);
+	}
+}
+
 static void emu_print_side(const emu_graph *g, FILE *f, const emu_access *a)
 {
 	const emu_node *n = &g->nodes.v[a->node];
@@ -470,9 +495,10 @@ static void emu_print_side(const emu_graph *g, FILE *f, const emu_access *a)
 		        emu_kind_name(n->kind), emu_node_name(g, n),
 		        (unsigned long long)g->vk->node.v[a->node].submit_seq,
 		        emu_stream_label(g, n->stream, lbl, sizeof(lbl)), emu_mode_text(a->mode));
-		if (al->vk == EMU_VK_IMAGE)
-			fprintf(f, "image 0x%llx (whole image", (unsigned long long)al->handle);
-		else
+		if (al->vk == EMU_VK_IMAGE) {
+			fprintf(f, "image 0x%llx (", (unsigned long long)al->handle);
+			emu_print_subres(f, al, a->lo, a->hi);
+		} else
 			fprintf(f, "buffer 0x%llx bytes %llu..%llu (of %llu", (unsigned long long)al->handle,
 			        (unsigned long long)a->lo, (unsigned long long)a->hi, (unsigned long long)al->size);
 		fprintf(f, ", created at seq %llu)\n", (unsigned long long)al->seq);
@@ -524,6 +550,8 @@ static void emu_json_side(const emu_graph *g, FILE *f, const emu_access *a)
 		fprintf(f, "\"submit_seq\":%llu,\"resource\":\"%s\",\"handle\":%llu,",
 		        (unsigned long long)g->vk->node.v[a->node].submit_seq, al->vk == EMU_VK_IMAGE ? "image" : "buffer",
 		        (unsigned long long)al->handle);
+	if (g->vk && al->vk == EMU_VK_IMAGE)
+		fprintf(f, "\"layers\":%u,", al->layers);
 	fprintf(f, "\"stack\":[");
 	if (n->stack_id && sbt_reader_stack(g->r, n->stack_id, &frames, &nframes) == SBT_OK)
 		for (uint32_t i = 0; i < nframes; i++) {
@@ -853,8 +881,10 @@ static emu_status emu_reach_vk(const emu_graph *g, uint64_t lo, uint64_t hi, emu
 	for (size_t i = 1; i < g->allocs.n; i++) {
 		const emu_alloc *a = &g->allocs.v[i];
 		uint64_t off_lo = lo - mem, off_hi = hi - mem, blo, bhi;
+		/* an image's bytes in memory are not known: its first only */
+		uint64_t len = a->vk == EMU_VK_IMAGE ? 1 : a->size;
 
-		if (a->mem != mem || a->mem_off >= off_hi || off_lo >= a->mem_off + a->size)
+		if (a->mem != mem || a->mem_off >= off_hi || off_lo >= a->mem_off + len)
 			continue;
 		/* buffers by byte range; images whole (their layout in memory is the driver's) */
 		blo = a->vk == EMU_VK_BUFFER && off_lo > a->mem_off ? off_lo - a->mem_off : 0;

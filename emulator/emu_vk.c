@@ -884,12 +884,16 @@ static emu_status emu_vk_types(emu_vk_builder *b)
 static void emu_vk_builder_finish(emu_vk_builder *b)
 {
 	emu_vk_map *maps[] = { &b->buffers, &b->images, &b->bviews, &b->iviews, &b->sets, &b->cbs,
-		               &b->queues, &b->sems, &b->fences, &b->swapchains, &b->rpasses, &b->fbs };
+		               &b->queues, &b->sems, &b->fences, &b->swapchains, &b->rpasses, &b->fbs,
+		               &b->tmpls };
 
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		emu_vk_map_free(maps[i]);
 	for (size_t i = 0; i < b->set.n; i++)
 		free(b->set.v[i].d.v);
+	for (size_t i = 0; i < b->tmpl.n; i++)
+		free(b->tmpl.v[i].e.v);
+	free(b->tmpl.v);
 	for (size_t i = 0; i < b->cb.n; i++) {
 		free(b->cb.v[i].items.v);
 		free(b->cb.v[i].acc.v);
@@ -904,7 +908,7 @@ static void emu_vk_builder_finish(emu_vk_builder *b)
 		free(b->rpass.v[i].deps.v);
 	free(b->rpass.v);
 	for (size_t i = 0; i < b->fb.n; i++)
-		free(b->fb.v[i].alloc.v);
+		free(b->fb.v[i].att.v);
 	free(b->fb.v);
 	free(b->buffer_alloc.v);
 	free(b->image.v);

@@ -61,6 +61,13 @@ typedef struct emu_vk_set {
 	EMU_VEC(emu_vk_desc) d;
 } emu_vk_set;
 
+/* A descriptor update template: its entries, and for push descriptors the
+ * bind point (0 graphics, 1 compute; -1: another, or not for pushes). */
+typedef struct emu_vk_tmpl {
+	EMU_VEC(VkDescriptorUpdateTemplateEntry) e;
+	int bind_point;
+} emu_vk_tmpl;
+
 typedef struct emu_vk_cb {
 	EMU_VEC(emu_vk_item) items;
 	emu_accvec acc;
@@ -88,22 +95,27 @@ typedef struct emu_vk_rpass {
 	EMU_VEC(emu_vk_rpdep) deps;
 } emu_vk_rpass;
 
-/* A framebuffer: the images of its attachments (none when imageless: the
- * begin info names them). */
-typedef struct emu_vk_fb {
-	EMU_VEC(uint32_t) alloc;
-	int imageless;
-} emu_vk_fb;
-
-/* A buffer view or image view: what it names. */
+/* A buffer view or image view: what it names (an image view: the range of
+ * its image's subresources from its first to its last, emu_vk_image). */
 typedef struct emu_vk_view {
 	uint32_t alloc;
 	uint64_t lo, hi;
 } emu_vk_view;
 
+/* A framebuffer: the views of its attachments (none when imageless: the
+ * begin info names them). */
+typedef struct emu_vk_fb {
+	EMU_VEC(emu_vk_view) att;
+	int imageless;
+} emu_vk_fb;
+
+/* An image's footprint is its subresources: mip level m, array layer l is
+ * index m * layers + l of its allocation (whose size is mips * layers).
+ * Aspects and regions are not told apart. */
 typedef struct emu_vk_image {
 	uint32_t alloc;
 	VkFormat format;
+	uint32_t mips, layers;
 } emu_vk_image;
 
 /* What a signal made known: the clock, and the step that signaled (EMU_NONE: none),
@@ -149,13 +161,14 @@ typedef struct emu_vk_builder {
 	int16_t *cmd_of;                /* record type -> sbt_vk_cmd, -1 */
 	uint32_t ntypes;
 	emu_vk_map buffers, images, bviews, iviews, sets, cbs, queues, sems, fences, swapchains, rpasses,
-	        fbs;
+	        fbs, tmpls;
 	EMU_VEC(emu_vk_rpass) rpass;
 	EMU_VEC(emu_vk_fb) fb;
 	EMU_VEC(uint32_t) buffer_alloc;
 	EMU_VEC(emu_vk_image) image;
 	EMU_VEC(emu_vk_view) view;
 	EMU_VEC(emu_vk_set) set;
+	EMU_VEC(emu_vk_tmpl) tmpl;
 	EMU_VEC(emu_vk_cb) cb;
 	EMU_VEC(emu_vk_queue) q;
 	EMU_VEC(emu_vk_sem) sem;

@@ -5,9 +5,9 @@
  *
  * Each command buffer keeps its items in recording order: commands with
  * their footprints, resolved when recorded (buffers by byte range, images
- * whole, descriptor sets through their last writes, by descriptor type),
- * and barriers as the stage classes and accesses they order.  emu_vk.c
- * expands them at each submit.
+ * by subresource, descriptor sets through their last writes, by descriptor
+ * type, templates' included), and barriers as the stage classes and
+ * accesses they order.  emu_vk.c expands them at each submit.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -215,11 +215,68 @@ static int emu_vk_acc_buf(emu_vk_builder *b, emu_vk_cb *c, VkBuffer buf, uint64_
 	return emu_vk_acc(c, al, off, end, mode);
 }
 
-static int emu_vk_acc_img(emu_vk_builder *b, emu_vk_cb *c, VkImage img, uint32_t mode)
+/* Subresources of an image: mip levels [mip, mip + nmips) by array layers
+ * [layer, layer + nlayers); counts may be VK_REMAINING_*. */
+typedef struct emu_vk_sub {
+	uint32_t mip, nmips, layer, nlayers;
+} emu_vk_sub;
+
+static emu_vk_sub emu_vk_sub_range(const VkImageSubresourceRange *r)
+{
+	emu_vk_sub s = { r->baseMipLevel, r->levelCount, r->baseArrayLayer, r->layerCount };
+
+	return s;
+}
+
+static emu_vk_sub emu_vk_sub_layers(const VkImageSubresourceLayers *l)
+{
+	emu_vk_sub s = { l->mipLevel, 1, l->baseArrayLayer, l->layerCount };
+
+	return s;
+}
+
+/* The k-th index range [*lo, *hi) of subresources s of im (emu_vk_image):
+ * one across the mips when s takes every layer, else one per mip; 0 when
+ * there is no k-th.  A start past the image's end or a count of 0 (invalid
+ * usage; layers of a 3D image's 2D views are its slices) takes them all,
+ * VK_REMAINING_* and counts past the end stop at it. */
+static int emu_vk_sub_at(const emu_vk_image *im, emu_vk_sub s, uint32_t k, uint64_t *lo, uint64_t *hi)
+{
+	if (s.mip >= im->mips || !s.nmips) {
+		s.mip = 0;
+		s.nmips = im->mips;
+	}
+	if (s.layer >= im->layers || !s.nlayers) {
+		s.layer = 0;
+		s.nlayers = im->layers;
+	}
+	if (s.nmips > im->mips - s.mip)
+		s.nmips = im->mips - s.mip;
+	if (s.nlayers > im->layers - s.layer)
+		s.nlayers = im->layers - s.layer;
+	if (s.nlayers == im->layers) {
+		if (k)
+			return 0;
+		*lo = (uint64_t)s.mip * im->layers;
+		*hi = (uint64_t)(s.mip + s.nmips) * im->layers;
+		return 1;
+	}
+	if (k >= s.nmips)
+		return 0;
+	*lo = (uint64_t)(s.mip + k) * im->layers + s.layer;
+	*hi = *lo + s.nlayers;
+	return 1;
+}
+
+static int emu_vk_acc_img(emu_vk_builder *b, emu_vk_cb *c, VkImage img, emu_vk_sub s, uint32_t mode)
 {
 	const emu_vk_image *im = emu_vk_image_of(b, img);
+	uint64_t lo, hi;
 
-	return im ? emu_vk_acc(c, im->alloc, 0, 1, mode) : 0;
+	for (uint32_t k = 0; im && emu_vk_sub_at(im, s, k, &lo, &hi); k++)
+		if (emu_vk_acc(c, im->alloc, lo, hi, mode) != 0)
+			return -1;
+	return 0;
 }
 
 /* The buffer side of a buffer<->image copy: the rows it touches when the
@@ -325,13 +382,21 @@ static int emu_vk_buffer_barrier(emu_vk_builder *b, emu_vk_cb *c, VkPipelineStag
 	return emu_vk_barrier(b, c, src, dst, srca, dsta, al, off, end, 0);
 }
 
+/* An image barrier: one barrier item per index range of its subresources
+ * (an image the trace never created: the execution dependency alone). */
 static int emu_vk_image_barrier(emu_vk_builder *b, emu_vk_cb *c, VkPipelineStageFlags2 src,
                                 VkPipelineStageFlags2 dst, VkAccessFlags2 srca, VkAccessFlags2 dsta,
-                                VkImage img)
+                                VkImage img, const VkImageSubresourceRange *r)
 {
 	const emu_vk_image *im = emu_vk_image_of(b, img);
+	uint64_t lo, hi;
 
-	return emu_vk_barrier(b, c, src, dst, srca, dsta, im ? im->alloc : 0, 0, 1, 0);
+	if (!im)
+		return emu_vk_barrier(b, c, src, dst, srca, dsta, 0, 0, 0, 0);
+	for (uint32_t k = 0; emu_vk_sub_at(im, emu_vk_sub_range(r), k, &lo, &hi); k++)
+		if (emu_vk_barrier(b, c, src, dst, srca, dsta, im->alloc, lo, hi, 0) != 0)
+			return -1;
+	return 0;
 }
 
 static int emu_vk_dependency(emu_vk_builder *b, emu_vk_cb *c, const VkDependencyInfo *d)
@@ -356,7 +421,7 @@ static int emu_vk_dependency(emu_vk_builder *b, emu_vk_cb *c, const VkDependency
 		const VkImageMemoryBarrier2 *m = &d->pImageMemoryBarriers[i];
 
 		if (emu_vk_image_barrier(b, c, m->srcStageMask, m->dstStageMask, m->srcAccessMask,
-		                         m->dstAccessMask, m->image) != 0)
+		                         m->dstAccessMask, m->image, &m->subresourceRange) != 0)
 			return -1;
 	}
 	return 0;
@@ -382,7 +447,7 @@ static int emu_vk_barrier1(emu_vk_builder *b, emu_vk_cb *c, const sbt_vk_args_vk
 		const VkImageMemoryBarrier *m = &a->pImageMemoryBarriers[i];
 
 		if (emu_vk_image_barrier(b, c, a->srcStageMask, a->dstStageMask, m->srcAccessMask,
-		                         m->dstAccessMask, m->image) != 0)
+		                         m->dstAccessMask, m->image, &m->subresourceRange) != 0)
 			return -1;
 	}
 	return 0;
@@ -446,8 +511,8 @@ static int emu_vk_write_set(emu_vk_builder *b, emu_vk_set *s, const VkWriteDescr
 
 			if (vi != EMU_NONE) {
 				d.alloc = b->view.v[vi].alloc;
-				d.lo = 0;
-				d.hi = 1;
+				d.lo = b->view.v[vi].lo;
+				d.hi = b->view.v[vi].hi;
 			}
 		} else if (!sbt_vk_ignored_VkWriteDescriptorSet_pTexelBufferView(w) && w->pTexelBufferView) {
 			uint32_t vi = emu_vk_map_get(&b->bviews, (uint64_t)w->pTexelBufferView[k]);
@@ -460,6 +525,58 @@ static int emu_vk_write_set(emu_vk_builder *b, emu_vk_set *s, const VkWriteDescr
 		}
 		if (emu_vk_desc_put(s, &d) != 0)
 			return -1;
+	}
+	return 0;
+}
+
+/* The pData of a template update (len bytes, as recorded) into set s: each
+ * entry's descriptors as one-descriptor writes (emu_vk_write_set); what
+ * lies past len, and inline uniform blocks, are left out. */
+static int emu_vk_write_tmpl(emu_vk_builder *b, emu_vk_set *s, VkDescriptorUpdateTemplate t, const void *data,
+                             size_t len)
+{
+	uint32_t ti = emu_vk_map_get(&b->tmpls, (uint64_t)t);
+	const uint8_t *p = data;
+
+	if (ti == EMU_NONE || !p)
+		return 0;
+	for (size_t e = 0; e < b->tmpl.v[ti].e.n; e++) {
+		const VkDescriptorUpdateTemplateEntry en = b->tmpl.v[ti].e.v[e];
+
+		for (uint32_t i = 0; en.descriptorType != VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK &&
+		                     i < en.descriptorCount; i++) {
+			VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET };
+			VkDescriptorBufferInfo bi;
+			VkDescriptorImageInfo ii;
+			VkBufferView bv = VK_NULL_HANDLE;
+			uint64_t at = en.offset + (uint64_t)i * en.stride;
+			void *to;
+			size_t size;
+
+			w.dstBinding = en.dstBinding;
+			w.dstArrayElement = en.dstArrayElement + i;
+			w.descriptorCount = 1;
+			w.descriptorType = en.descriptorType;
+			/* one member is meaningful for the type (sbt_vk_ignored.h) */
+			w.pBufferInfo = &bi;
+			w.pImageInfo = &ii;
+			w.pTexelBufferView = &bv;
+			memset(&bi, 0, sizeof(bi));
+			memset(&ii, 0, sizeof(ii));
+			if (!sbt_vk_ignored_VkWriteDescriptorSet_pBufferInfo(&w))
+				to = &bi, size = sizeof(bi);
+			else if (!sbt_vk_ignored_VkWriteDescriptorSet_pImageInfo(&w))
+				to = &ii, size = sizeof(ii);
+			else if (!sbt_vk_ignored_VkWriteDescriptorSet_pTexelBufferView(&w))
+				to = &bv, size = sizeof(bv);
+			else
+				break; /* a type naming no buffer, view or image */
+			if (at > len || size > len - at)
+				break;
+			memcpy(to, p + at, size);
+			if (emu_vk_write_set(b, s, &w) != 0)
+				return -1;
+		}
 	}
 	return 0;
 }
@@ -523,6 +640,71 @@ static int emu_vk_r_draw(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 	return 0;
 }
 
+/* The image sides of an image copy, blit or resolve (either form): each
+ * region reads its source subresources and writes its destination's. */
+static int emu_vk_acc_image_regions(emu_vk_builder *b, emu_vk_cb *c, enum sbt_vk_cmd cmd)
+{
+	const sbt_vk_args_vkCmdCopyImage *a = b->args; /* the three first forms alike but for regions */
+	const VkCopyImageInfo2 *a2 = NULL;            /* the infos alike but for regions */
+	VkImage src, dst;
+	uint32_t n;
+
+	switch (cmd) {
+	case SBT_VK_CMD_vkCmdCopyImage:
+	case SBT_VK_CMD_vkCmdBlitImage:
+	case SBT_VK_CMD_vkCmdResolveImage:
+		src = a->srcImage;
+		dst = a->dstImage;
+		n = a->pRegions ? a->regionCount : 0;
+		break;
+	default:
+		/* each second form's one argument is its info */
+		a2 = ((const sbt_vk_args_vkCmdCopyImage2 *)b->args)->pCopyImageInfo;
+		if (!a2)
+			return 0;
+		src = a2->srcImage;
+		dst = a2->dstImage;
+		n = a2->pRegions ? a2->regionCount : 0;
+		break;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const VkImageSubresourceLayers *from, *to;
+
+		switch (cmd) {
+		case SBT_VK_CMD_vkCmdCopyImage:
+			from = &a->pRegions[i].srcSubresource;
+			to = &a->pRegions[i].dstSubresource;
+			break;
+		case SBT_VK_CMD_vkCmdBlitImage:
+			from = &((const sbt_vk_args_vkCmdBlitImage *)b->args)->pRegions[i].srcSubresource;
+			to = &((const sbt_vk_args_vkCmdBlitImage *)b->args)->pRegions[i].dstSubresource;
+			break;
+		case SBT_VK_CMD_vkCmdResolveImage:
+			from = &((const sbt_vk_args_vkCmdResolveImage *)b->args)->pRegions[i].srcSubresource;
+			to = &((const sbt_vk_args_vkCmdResolveImage *)b->args)->pRegions[i].dstSubresource;
+			break;
+		case SBT_VK_CMD_vkCmdBlitImage2:
+		case SBT_VK_CMD_vkCmdBlitImage2KHR:
+			from = &((const VkBlitImageInfo2 *)a2)->pRegions[i].srcSubresource;
+			to = &((const VkBlitImageInfo2 *)a2)->pRegions[i].dstSubresource;
+			break;
+		case SBT_VK_CMD_vkCmdResolveImage2:
+		case SBT_VK_CMD_vkCmdResolveImage2KHR:
+			from = &((const VkResolveImageInfo2 *)a2)->pRegions[i].srcSubresource;
+			to = &((const VkResolveImageInfo2 *)a2)->pRegions[i].dstSubresource;
+			break;
+		default:
+			from = &a2->pRegions[i].srcSubresource;
+			to = &a2->pRegions[i].dstSubresource;
+			break;
+		}
+		if (emu_vk_acc_img(b, c, src, emu_vk_sub_layers(from), EMU_A_READ) != 0 ||
+		    emu_vk_acc_img(b, c, dst, emu_vk_sub_layers(to), EMU_A_WRITE) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Copies, blits, resolves, fills, updates and clears. */
 static int emu_vk_r_transfer(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 {
@@ -572,41 +754,31 @@ static int emu_vk_r_transfer(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 	}
 	case SBT_VK_CMD_vkCmdCopyImage:
 	case SBT_VK_CMD_vkCmdBlitImage:
-	case SBT_VK_CMD_vkCmdResolveImage: {
-		const sbt_vk_args_vkCmdCopyImage *a = b->args; /* srcImage, srcImageLayout, dstImage first */
-
-		st = emu_vk_acc_img(b, c, a->srcImage, EMU_A_READ) | emu_vk_acc_img(b, c, a->dstImage, EMU_A_WRITE);
-		break;
-	}
+	case SBT_VK_CMD_vkCmdResolveImage:
 	case SBT_VK_CMD_vkCmdCopyImage2:
 	case SBT_VK_CMD_vkCmdCopyImage2KHR:
 	case SBT_VK_CMD_vkCmdBlitImage2:
 	case SBT_VK_CMD_vkCmdBlitImage2KHR:
 	case SBT_VK_CMD_vkCmdResolveImage2:
-	case SBT_VK_CMD_vkCmdResolveImage2KHR: {
-		/* each command's one argument is its info; the three infos begin
-		 * with sType, pNext, srcImage, srcImageLayout, dstImage alike */
-		const VkCopyImageInfo2 *a = ((const sbt_vk_args_vkCmdCopyImage2 *)b->args)->pCopyImageInfo;
-
-		if (a)
-			st = emu_vk_acc_img(b, c, a->srcImage, EMU_A_READ) |
-			     emu_vk_acc_img(b, c, a->dstImage, EMU_A_WRITE);
+	case SBT_VK_CMD_vkCmdResolveImage2KHR:
+		st = emu_vk_acc_image_regions(b, c, cmd);
 		break;
-	}
 	case SBT_VK_CMD_vkCmdCopyBufferToImage: {
 		const sbt_vk_args_vkCmdCopyBufferToImage *a = b->args;
 
-		st = emu_vk_acc_img(b, c, a->dstImage, EMU_A_WRITE);
 		for (uint32_t i = 0; i < a->regionCount && a->pRegions && st == 0; i++)
-			st = emu_vk_acc_bufimg(b, c, a->srcBuffer, a->dstImage, &a->pRegions[i], EMU_A_READ);
+			st = emu_vk_acc_img(b, c, a->dstImage, emu_vk_sub_layers(&a->pRegions[i].imageSubresource),
+			                    EMU_A_WRITE) |
+			     emu_vk_acc_bufimg(b, c, a->srcBuffer, a->dstImage, &a->pRegions[i], EMU_A_READ);
 		break;
 	}
 	case SBT_VK_CMD_vkCmdCopyImageToBuffer: {
 		const sbt_vk_args_vkCmdCopyImageToBuffer *a = b->args;
 
-		st = emu_vk_acc_img(b, c, a->srcImage, EMU_A_READ);
 		for (uint32_t i = 0; i < a->regionCount && a->pRegions && st == 0; i++)
-			st = emu_vk_acc_bufimg(b, c, a->dstBuffer, a->srcImage, &a->pRegions[i], EMU_A_WRITE);
+			st = emu_vk_acc_img(b, c, a->srcImage, emu_vk_sub_layers(&a->pRegions[i].imageSubresource),
+			                    EMU_A_READ) |
+			     emu_vk_acc_bufimg(b, c, a->dstBuffer, a->srcImage, &a->pRegions[i], EMU_A_WRITE);
 		break;
 	}
 	case SBT_VK_CMD_vkCmdCopyBufferToImage2:
@@ -616,13 +788,13 @@ static int emu_vk_r_transfer(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 
 		if (!a)
 			break;
-		st = emu_vk_acc_img(b, c, a->dstImage, EMU_A_WRITE);
 		for (uint32_t i = 0; i < a->regionCount && a->pRegions && st == 0; i++) {
 			const VkBufferImageCopy2 *r = &a->pRegions[i];
 			VkBufferImageCopy r1 = { r->bufferOffset, r->bufferRowLength, r->bufferImageHeight,
 				                 r->imageSubresource, r->imageOffset, r->imageExtent };
 
-			st = emu_vk_acc_bufimg(b, c, a->srcBuffer, a->dstImage, &r1, EMU_A_READ);
+			st = emu_vk_acc_img(b, c, a->dstImage, emu_vk_sub_layers(&r->imageSubresource), EMU_A_WRITE) |
+			     emu_vk_acc_bufimg(b, c, a->srcBuffer, a->dstImage, &r1, EMU_A_READ);
 		}
 		break;
 	}
@@ -633,13 +805,13 @@ static int emu_vk_r_transfer(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 
 		if (!a)
 			break;
-		st = emu_vk_acc_img(b, c, a->srcImage, EMU_A_READ);
 		for (uint32_t i = 0; i < a->regionCount && a->pRegions && st == 0; i++) {
 			const VkBufferImageCopy2 *r = &a->pRegions[i];
 			VkBufferImageCopy r1 = { r->bufferOffset, r->bufferRowLength, r->bufferImageHeight,
 				                 r->imageSubresource, r->imageOffset, r->imageExtent };
 
-			st = emu_vk_acc_bufimg(b, c, a->dstBuffer, a->srcImage, &r1, EMU_A_WRITE);
+			st = emu_vk_acc_img(b, c, a->srcImage, emu_vk_sub_layers(&r->imageSubresource), EMU_A_READ) |
+			     emu_vk_acc_bufimg(b, c, a->dstBuffer, a->srcImage, &r1, EMU_A_WRITE);
 		}
 		break;
 	}
@@ -657,9 +829,10 @@ static int emu_vk_r_transfer(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 	}
 	case SBT_VK_CMD_vkCmdClearColorImage:
 	case SBT_VK_CMD_vkCmdClearDepthStencilImage: {
-		const sbt_vk_args_vkCmdClearColorImage *a = b->args; /* image second in both */
+		const sbt_vk_args_vkCmdClearColorImage *a = b->args; /* image, rangeCount, pRanges alike */
 
-		st = emu_vk_acc_img(b, c, a->image, EMU_A_WRITE);
+		for (uint32_t i = 0; i < a->rangeCount && a->pRanges && st == 0; i++)
+			st = emu_vk_acc_img(b, c, a->image, emu_vk_sub_range(&a->pRanges[i]), EMU_A_WRITE);
 		break;
 	}
 	default:
@@ -711,6 +884,23 @@ static int emu_vk_r_bind(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 		for (uint32_t i = 0; a->pDescriptorWrites && i < a->descriptorWriteCount; i++)
 			if (emu_vk_write_set(b, &c->push[bp], &a->pDescriptorWrites[i]) != 0)
 				return -1;
+	} else if (cmd == SBT_VK_CMD_vkCmdPushDescriptorSetWithTemplateKHR) {
+		/* the template's bind point and set are ignored for pushes: the
+		 * command's set, at the bind point the template was made for */
+		const sbt_vk_args_vkCmdPushDescriptorSetWithTemplateKHR *a = b->args;
+		uint32_t ti = emu_vk_map_get(&b->tmpls, (uint64_t)a->descriptorUpdateTemplate);
+		int bp = ti == EMU_NONE ? -1 : b->tmpl.v[ti].bind_point;
+
+		if (bp < 0)
+			return 0;
+		if (!c->push_used[bp] || c->push_at[bp] != a->set)
+			c->push[bp].d.n = 0;
+		c->push_used[bp] = 1;
+		c->push_at[bp] = a->set;
+		if (a->set < EMU_VK_SETS)
+			c->sets[bp][a->set] = 0;
+		return emu_vk_write_tmpl(b, &c->push[bp], a->descriptorUpdateTemplate, a->pData,
+		                         sbt_vk_arena_template_len(b->arena));
 	} else if (cmd == SBT_VK_CMD_vkCmdBindVertexBuffers || cmd == SBT_VK_CMD_vkCmdBindVertexBuffers2 ||
 	           cmd == SBT_VK_CMD_vkCmdBindVertexBuffers2EXT) {
 		const sbt_vk_args_vkCmdBindVertexBuffers *a = b->args; /* the same leading members */
@@ -765,12 +955,13 @@ static int emu_vk_r_barrier(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 	}
 }
 
-/* The image an image view names as an attachment written (if known). */
+/* The subresources an image view names, as an attachment written (if known). */
 static int emu_vk_acc_view(emu_vk_builder *b, emu_vk_cb *c, VkImageView v)
 {
 	uint32_t vi = emu_vk_map_get(&b->iviews, (uint64_t)v);
+	const emu_vk_view *w = vi == EMU_NONE ? NULL : &b->view.v[vi];
 
-	return vi == EMU_NONE ? 0 : emu_vk_acc(c, b->view.v[vi].alloc, 0, 1, EMU_A_READ | EMU_A_WRITE);
+	return w ? emu_vk_acc(c, w->alloc, w->lo, w->hi, EMU_A_READ | EMU_A_WRITE) : 0;
 }
 
 /* The attachments of a render pass instance: one command ("render_pass")
@@ -787,8 +978,8 @@ static int emu_vk_pass_node(emu_vk_builder *b, emu_vk_cb *c, const VkRenderPassB
 	if (!emu_vk_item_new(b, c, EMU_K_PASS, EMU_VK_GRAPHICS, emu_vk_name(b), 0))
 		return -1;
 	fb = &b->fb.v[fi];
-	for (size_t i = 0; i < fb->alloc.n; i++)
-		if (emu_vk_acc(c, fb->alloc.v[i], 0, 1, EMU_A_READ | EMU_A_WRITE) != 0)
+	for (size_t i = 0; i < fb->att.n; i++)
+		if (emu_vk_acc(c, fb->att.v[i].alloc, fb->att.v[i].lo, fb->att.v[i].hi, EMU_A_READ | EMU_A_WRITE) != 0)
 			return -1;
 	if (fb->imageless)
 		for (const VkBaseInStructure *p = rb->pNext; p; p = p->pNext)
@@ -927,12 +1118,18 @@ static int emu_vk_update_sets(emu_vk_builder *b)
 	return 0;
 }
 
-static int emu_vk_new_image(emu_vk_builder *b, VkImage h, VkFormat format)
+/* An image of mips levels by layers array layers (0 taken as 1). */
+static int emu_vk_new_image(emu_vk_builder *b, VkImage h, VkFormat format, uint32_t mips, uint32_t layers)
 {
-	emu_vk_image im = { emu_vk_alloc_new(b, EMU_VK_IMAGE, (uint64_t)h, 1), format };
+	emu_vk_image im;
 
+	im.mips = mips ? mips : 1;
+	im.layers = layers ? layers : 1;
+	im.format = format;
+	im.alloc = emu_vk_alloc_new(b, EMU_VK_IMAGE, (uint64_t)h, (uint64_t)im.mips * im.layers);
 	if (im.alloc == EMU_NONE || EMU_PUSH(b->image, im) != 0)
 		return -1;
+	b->g->allocs.v[im.alloc].layers = im.layers;
 	return emu_vk_map_put(&b->images, (uint64_t)h, (uint32_t)b->image.n - 1);
 }
 
@@ -1018,7 +1215,9 @@ static int emu_vk_r_object(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 
 		if (a->ret != VK_SUCCESS || !a->pImage || !a->pCreateInfo)
 			return 0;
-		return emu_vk_new_image(b, *a->pImage, a->pCreateInfo->format);
+		/* a 3D image's slices are not layers (emu_vk_sub_at) */
+		return emu_vk_new_image(b, *a->pImage, a->pCreateInfo->format, a->pCreateInfo->mipLevels,
+		                        a->pCreateInfo->arrayLayers);
 	}
 	case SBT_VK_CMD_vkGetSwapchainImagesKHR: {
 		const sbt_vk_args_vkGetSwapchainImagesKHR *a = b->args;
@@ -1027,7 +1226,7 @@ static int emu_vk_r_object(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 			return 0;
 		for (uint32_t i = 0; i < *a->pSwapchainImageCount; i++)
 			if (!emu_vk_image_of(b, a->pSwapchainImages[i]) &&
-			    emu_vk_new_image(b, a->pSwapchainImages[i], VK_FORMAT_UNDEFINED) != 0)
+			    emu_vk_new_image(b, a->pSwapchainImages[i], VK_FORMAT_UNDEFINED, 1, 1) != 0)
 				return -1;
 		return 0;
 	}
@@ -1044,11 +1243,18 @@ static int emu_vk_r_object(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 	case SBT_VK_CMD_vkCreateImageView: {
 		const sbt_vk_args_vkCreateImageView *a = b->args;
 		const emu_vk_image *im;
-		emu_vk_view v = { 0, 0, 1 };
+		emu_vk_view v = { 0, 0, 0 };
+		uint64_t lo, hi;
 
 		if (a->ret != VK_SUCCESS || !a->pView || !a->pCreateInfo || !(im = emu_vk_image_of(b, a->pCreateInfo->image)))
 			return 0;
 		v.alloc = im->alloc;
+		/* from its first subresource to its last: more than it names
+		 * when it takes some layers of several mips */
+		for (uint32_t k = 0; emu_vk_sub_at(im, emu_vk_sub_range(&a->pCreateInfo->subresourceRange), k, &lo, &hi); k++) {
+			v.lo = k ? v.lo : lo;
+			v.hi = hi;
+		}
 		if (EMU_PUSH(b->view, v) != 0)
 			return -1;
 		return emu_vk_map_put(&b->iviews, (uint64_t)*a->pView, (uint32_t)b->view.n - 1);
@@ -1088,6 +1294,46 @@ static int emu_vk_r_object(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 	}
 	case SBT_VK_CMD_vkUpdateDescriptorSets:
 		return emu_vk_update_sets(b);
+	case SBT_VK_CMD_vkCreateDescriptorUpdateTemplate:
+	case SBT_VK_CMD_vkCreateDescriptorUpdateTemplateKHR: {
+		const sbt_vk_args_vkCreateDescriptorUpdateTemplate *a = b->args;
+		const VkDescriptorUpdateTemplateCreateInfo *ci = a->pCreateInfo;
+		emu_vk_tmpl t = { { 0 }, -1 };
+
+		if (a->ret != VK_SUCCESS || !a->pDescriptorUpdateTemplate || !ci)
+			return 0;
+		if (ci->templateType == VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR)
+			t.bind_point = ci->pipelineBindPoint == VK_PIPELINE_BIND_POINT_COMPUTE ? 1 :
+			               ci->pipelineBindPoint == VK_PIPELINE_BIND_POINT_GRAPHICS ? 0 : -1;
+		for (uint32_t i = 0; ci->pDescriptorUpdateEntries && i < ci->descriptorUpdateEntryCount; i++)
+			if (EMU_PUSH(t.e, ci->pDescriptorUpdateEntries[i]) != 0) {
+				free(t.e.v);
+				return -1;
+			}
+		if (EMU_PUSH(b->tmpl, t) != 0) {
+			free(t.e.v);
+			return -1;
+		}
+		return emu_vk_map_put(&b->tmpls, (uint64_t)*a->pDescriptorUpdateTemplate, (uint32_t)b->tmpl.n - 1);
+	}
+	case SBT_VK_CMD_vkDestroyDescriptorUpdateTemplate:
+	case SBT_VK_CMD_vkDestroyDescriptorUpdateTemplateKHR: {
+		const sbt_vk_args_vkDestroyDescriptorUpdateTemplate *a = b->args;
+
+		if (emu_vk_map_get(&b->tmpls, (uint64_t)a->descriptorUpdateTemplate) == EMU_NONE)
+			return 0;
+		return emu_vk_map_put(&b->tmpls, (uint64_t)a->descriptorUpdateTemplate, EMU_NONE);
+	}
+	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate:
+	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplateKHR: {
+		const sbt_vk_args_vkUpdateDescriptorSetWithTemplate *a = b->args;
+		uint32_t si = emu_vk_map_get(&b->sets, (uint64_t)a->descriptorSet);
+
+		if (si == EMU_NONE)
+			return 0;
+		return emu_vk_write_tmpl(b, &b->set.v[si], a->descriptorUpdateTemplate, a->pData,
+		                         sbt_vk_arena_template_len(b->arena));
+	}
 	case SBT_VK_CMD_vkCreateRenderPass:
 	case SBT_VK_CMD_vkCreateRenderPass2:
 	case SBT_VK_CMD_vkCreateRenderPass2KHR:
@@ -1102,13 +1348,13 @@ static int emu_vk_r_object(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 		for (uint32_t i = 0; !fb.imageless && a->pCreateInfo->pAttachments && i < a->pCreateInfo->attachmentCount; i++) {
 			uint32_t vi = emu_vk_map_get(&b->iviews, (uint64_t)a->pCreateInfo->pAttachments[i]);
 
-			if (vi != EMU_NONE && EMU_PUSH(fb.alloc, b->view.v[vi].alloc) != 0) {
-				free(fb.alloc.v);
+			if (vi != EMU_NONE && EMU_PUSH(fb.att, b->view.v[vi]) != 0) {
+				free(fb.att.v);
 				return -1;
 			}
 		}
 		if (EMU_PUSH(b->fb, fb) != 0) {
-			free(fb.alloc.v);
+			free(fb.att.v);
 			return -1;
 		}
 		return emu_vk_map_put(&b->fbs, (uint64_t)*a->pFramebuffer, (uint32_t)b->fb.n - 1);
@@ -1235,6 +1481,7 @@ emu_vk_handler emu_vk_cmd_handler(enum sbt_vk_cmd cmd)
 	case SBT_VK_CMD_vkCmdBindVertexBuffers2EXT:
 	case SBT_VK_CMD_vkCmdBindIndexBuffer:
 	case SBT_VK_CMD_vkCmdPushDescriptorSetKHR:
+	case SBT_VK_CMD_vkCmdPushDescriptorSetWithTemplateKHR:
 		return emu_vk_r_bind;
 	case SBT_VK_CMD_vkCmdPipelineBarrier:
 	case SBT_VK_CMD_vkCmdPipelineBarrier2:
@@ -1264,6 +1511,12 @@ emu_vk_handler emu_vk_cmd_handler(enum sbt_vk_cmd cmd)
 	case SBT_VK_CMD_vkCreateBufferView:
 	case SBT_VK_CMD_vkAllocateDescriptorSets:
 	case SBT_VK_CMD_vkUpdateDescriptorSets:
+	case SBT_VK_CMD_vkCreateDescriptorUpdateTemplate:
+	case SBT_VK_CMD_vkCreateDescriptorUpdateTemplateKHR:
+	case SBT_VK_CMD_vkDestroyDescriptorUpdateTemplate:
+	case SBT_VK_CMD_vkDestroyDescriptorUpdateTemplateKHR:
+	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate:
+	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplateKHR:
 	case SBT_VK_CMD_vkCreateRenderPass:
 	case SBT_VK_CMD_vkCreateRenderPass2:
 	case SBT_VK_CMD_vkCreateRenderPass2KHR:

@@ -205,6 +205,11 @@ int sbt_vk_arena_unknown_enum(const sbt_vk_arena *a, const char **field_out, int
 	return 1;
 }
 
+size_t sbt_vk_arena_template_len(const sbt_vk_arena *a)
+{
+	return a ? a->template_len : 0;
+}
+
 /* ---- decoding primitives ------------------------------------------------- */
 
 sbt_vk_status sbt_vk_d_fail(sbt_vk_d *d, sbt_vk_status st, const char *field)

@@ -232,6 +232,10 @@ const char *sbt_vk_arena_message(const sbt_vk_arena *a);
  * with its field (the struct or command and member, "VkImageCreateInfo.format":
  * a string constant of the codec) and value, or 0 when it met none. */
 int sbt_vk_arena_unknown_enum(const sbt_vk_arena *a, const char **field_out, int64_t *value_out);
+/* Bytes of the pData the last decode of vkUpdateDescriptorSetWithTemplate*
+ * or vkCmdPushDescriptorSetWithTemplateKHR gave (only its template says
+ * how many it should have); 0 for other commands or an absent pData. */
+size_t sbt_vk_arena_template_len(const sbt_vk_arena *a);
 
 /*
  * Callbacks for decoding.  map_handle translates every INPUT handle (ctx,

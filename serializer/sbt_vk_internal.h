@@ -232,6 +232,7 @@ struct sbt_vk_arena {
 	char msg[256];
 	const char *unknown_field; /* the first unknown enum value of a decode */
 	int64_t unknown_value;
+	size_t template_len;       /* bytes of the last decode's template pData */
 };
 
 #define SBT_VK_BLOCK_HDR ((sizeof(sbt_vk_block) + 15) & ~(size_t)15)
@@ -279,6 +280,7 @@ static inline void sbt_vk_d_start(sbt_vk_d *d, const uint8_t *p, size_t len, sbt
 	if (a) {
 		a->msg[0] = '\0';
 		a->unknown_field = NULL;
+		a->template_len = 0;
 	}
 }
 

@@ -1090,9 +1090,10 @@ class Emit:
                     % (k.el.sname, nm, k.sel, k.inflag, F)]
         if K in ("tbytes", "bytes"):
             t, n, p = self.t("t"), self.t("n"), self.t("p")
+            keep = ["\tif (d->a && %s)" % t, "\t\td->a->template_len = (size_t)%s;" % n] if K == "tbytes" else []
             return ["{", "\tvoid *%s;" % t, "\tuint64_t %s;" % n, "\tint %s;" % p,
                     "\tSBT_VK_DT(sbt_vk_get_rawarr(d, &%s, &%s, &%s, 1), \"%s\");" % (t, n, p, F),
-                    "\t%s = %s;" % (nm, t)] + self._check_lines(k, n, p, F, owner) + ["}"]
+                    "\t%s = %s;" % (nm, t)] + keep + self._check_lines(k, n, p, F, owner) + ["}"]
         if K == "ptr":
             v = self.t("v")
             return ["{", "\tuint64_t %s;" % v,

@@ -62236,6 +62236,8 @@ static sbt_vk_status sbt_vk_dc_vkUpdateDescriptorSetWithTemplate(sbt_vk_d *d, sb
 		int p5934;
 		SBT_VK_DT(sbt_vk_get_rawarr(d, &t5932, &n5933, &p5934, 1), "vkUpdateDescriptorSetWithTemplate.pData");
 		s->pData = t5932;
+		if (d->a && t5932)
+			d->a->template_len = (size_t)n5933;
 	}
 	return SBT_VK_OK;
 }
@@ -62301,6 +62303,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdPushDescriptorSetWithTemplateKHR(sbt_vk_d *d
 		int p5941;
 		SBT_VK_DT(sbt_vk_get_rawarr(d, &t5939, &n5940, &p5941, 1), "vkCmdPushDescriptorSetWithTemplateKHR.pData");
 		s->pData = t5939;
+		if (d->a && t5939)
+			d->a->template_len = (size_t)n5940;
 	}
 	return SBT_VK_OK;
 }

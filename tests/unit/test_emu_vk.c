@@ -44,6 +44,13 @@
  *   pBufferInfo names the buffer: none
  *   a render pass writing an image, then a copy of the image: a confirmed
  *   race, none with the render pass's external dependency out of it
+ *   an image of 2 mips by 2 layers, a copy into it and a copy out of it:
+ *   a race on the same subresource (named by mip and layer), none on
+ *   another mip or layer; a barrier on that subresource or the whole image
+ *   orders them, one on another mip does not
+ *   a storage buffer written by a descriptor update template, into a set
+ *   or pushed, raced by a copy on another queue: a possible race; none when
+ *   the recorded pData stops before its descriptor
  *
  * Costs (emu_options_default): a fill of 4096 bytes 2000 + 4096/1500 = 2002
  * ns, a copy of 1024 bytes 5000 + 1024/1000 = 5001 ns, a dispatch 10000 ns.
@@ -692,6 +699,127 @@ static void scen_push(const char *path, VkDescriptorType t)
 	vkg_close(&g);
 }
 
+/* An image of 2 mips by 2 layers (seq 3): one command buffer copies B into
+ * subresources `in`, then (with a transfer->transfer image barrier on
+ * subresources `bar` between, when bar.levelCount) copies subresources
+ * `out` back to B's second half.  Subresources are told apart (wgpu
+ * uploads each mip of a texture with its own copy, no barrier between). */
+static void scen_subres(const char *path, VkImageSubresourceLayers in, VkImageSubresourceRange bar,
+                        VkImageSubresourceLayers out)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 };
+	VkImageCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO };
+	VkImage img = (VkImage)(uintptr_t)0x1a000;
+	sbt_vk_args_vkCreateImage ci = { VRG_DEV, &ici, NULL, &img, VK_SUCCESS };
+	VkBufferImageCopy r1 = { 0 }, r2 = { 0 };
+	sbt_vk_args_vkCmdCopyBufferToImage c1 = { (VkCommandBuffer)(uintptr_t)CB1, (VkBuffer)(uintptr_t)BUF_B, img,
+		                                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &r1 };
+	sbt_vk_args_vkCmdCopyImageToBuffer c2 = { (VkCommandBuffer)(uintptr_t)CB1, img,
+		                                  VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, (VkBuffer)(uintptr_t)BUF_B, 1,
+		                                  &r2 };
+	VkImageMemoryBarrier imb = { .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER };
+	sbt_vk_args_vkCmdPipelineBarrier pb = { (VkCommandBuffer)(uintptr_t)CB1, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		                                VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL, 1, &imb };
+
+	ici.imageType = VK_IMAGE_TYPE_2D;
+	ici.format = VK_FORMAT_R8G8B8A8_UNORM;
+	ici.extent = (VkExtent3D){ 16, 16, 1 };
+	ici.mipLevels = ici.arrayLayers = 2;
+	ici.samples = VK_SAMPLE_COUNT_1_BIT;
+	ici.usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+	r1.imageSubresource = in;
+	r1.imageExtent = (VkExtent3D){ 8, 8, 1 };
+	r2 = r1;
+	r2.bufferOffset = 32768;
+	r2.imageSubresource = out;
+	imb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+	imb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+	imb.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+	imb.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+	imb.srcQueueFamilyIndex = imb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	imb.image = img;
+	imb.subresourceRange = bar;
+
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_buffer(&g, BUF_B, 65536);
+	vkg_call(&g, SBT_VK_CMD_vkCreateImage, &ci); /* seq 3 */
+	vkg_begin(&g, CB1);
+	vkg_call(&g, SBT_VK_CMD_vkCmdCopyBufferToImage, &c1); /* seq 5 */
+	if (bar.levelCount)
+		vkg_call(&g, SBT_VK_CMD_vkCmdPipelineBarrier, &pb);
+	vkg_call(&g, SBT_VK_CMD_vkCmdCopyImageToBuffer, &c2);
+	vkg_submit(&g, Q1, &b1, 0);
+	vkg_close(&g);
+}
+
+/* scen_push and scen_descriptors' storage cases through descriptor update
+ * templates (zink's, libplacebo's way): Q1 dispatches with A as a storage
+ * buffer, written into a set by vkUpdateDescriptorSetWithTemplate (push 0)
+ * or pushed by vkCmdPushDescriptorSetWithTemplateKHR (push 1); Q2 copies
+ * A to B, unordered.  pData holds B first and A at offset 40 (the entry's
+ * offset), as a program lays out its own structure.  len: the template data
+ * recorded (short: A's descriptor cut off). */
+static void scen_template(const char *path, int push, size_t len)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 }, b2 = { CB2, 0, 0, 0, 0, 0 };
+	VkDescriptorUpdateTemplateEntry en = { 0, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 40, 24 };
+	VkDescriptorUpdateTemplateCreateInfo tci = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO };
+	VkDescriptorUpdateTemplate t = (VkDescriptorUpdateTemplate)(uintptr_t)0x5300;
+	sbt_vk_args_vkCreateDescriptorUpdateTemplate ct = { VRG_DEV, &tci, NULL, &t, VK_SUCCESS };
+	VkDescriptorSetAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO };
+	VkDescriptorSetLayout l = (VkDescriptorSetLayout)(uintptr_t)0x5100;
+	VkDescriptorSet set = (VkDescriptorSet)(uintptr_t)0x5400;
+	sbt_vk_args_vkAllocateDescriptorSets aa = { VRG_DEV, &ai, &set, VK_SUCCESS };
+	uint8_t data[64] = { 0 };
+	VkDescriptorBufferInfo bb = { (VkBuffer)(uintptr_t)BUF_B, 0, VK_WHOLE_SIZE };
+	VkDescriptorBufferInfo ba = { (VkBuffer)(uintptr_t)BUF_A, 0, VK_WHOLE_SIZE };
+	sbt_vk_args_vkUpdateDescriptorSetWithTemplate ut = { VRG_DEV, set, t, data };
+	sbt_vk_args_vkCmdPushDescriptorSetWithTemplateKHR pt = { (VkCommandBuffer)(uintptr_t)CB1, t,
+		                                                 (VkPipelineLayout)(uintptr_t)0x5200, 0, data };
+	sbt_vk_args_vkCmdBindDescriptorSets bs = { (VkCommandBuffer)(uintptr_t)CB1, VK_PIPELINE_BIND_POINT_COMPUTE,
+		                                   (VkPipelineLayout)(uintptr_t)0x5200, 0, 1, &set, 0, NULL };
+	sbt_vk_args_vkCmdDispatch d = { (VkCommandBuffer)(uintptr_t)CB1, 1, 1, 1 };
+
+	memcpy(data, &bb, sizeof(bb));
+	memcpy(data + 40, &ba, sizeof(ba));
+	tci.descriptorUpdateEntryCount = 1;
+	tci.pDescriptorUpdateEntries = &en;
+	tci.templateType = push ? VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR :
+	                          VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
+	tci.descriptorSetLayout = l;
+	tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
+	tci.pipelineLayout = (VkPipelineLayout)(uintptr_t)0x5200;
+	ai.descriptorPool = (VkDescriptorPool)(uintptr_t)0x5000;
+	ai.descriptorSetCount = 1;
+	ai.pSetLayouts = &l;
+
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_queue(&g, Q2, 1);
+	vkg_buffer(&g, BUF_A, 4096);
+	vkg_buffer(&g, BUF_B, 4096);
+	vkg_call(&g, SBT_VK_CMD_vkCreateDescriptorUpdateTemplate, &ct);
+	g.enc.template_data_len = len;
+	if (!push) {
+		vkg_call(&g, SBT_VK_CMD_vkAllocateDescriptorSets, &aa);
+		vkg_call(&g, SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate, &ut);
+	}
+	vkg_begin(&g, CB1);
+	if (push)
+		vkg_call(&g, SBT_VK_CMD_vkCmdPushDescriptorSetWithTemplateKHR, &pt);
+	else
+		vkg_call(&g, SBT_VK_CMD_vkCmdBindDescriptorSets, &bs);
+	vkg_call(&g, SBT_VK_CMD_vkCmdDispatch, &d);
+	vkg_begin(&g, CB2);
+	vkg_copy(&g, CB2, BUF_A, BUF_B, 1024);
+	vkg_submit(&g, Q1, &b1, 0);
+	vkg_submit(&g, Q2, &b2, 0);
+	vkg_close(&g);
+}
+
 /* ---- checks ---------------------------------------------------------------------- */
 
 typedef struct result {
@@ -699,12 +827,14 @@ typedef struct result {
 	emu_race_counts n;
 	char report[16384];
 	char json[16384];
+	char races_json[16384];
 } result;
 
 static void run(const char *path, result *r)
 {
 	emu_graph *g = NULL;
 	emu_options o;
+	emu_race_counts n;
 	FILE *f;
 	char err[512];
 
@@ -719,6 +849,10 @@ static void run(const char *path, result *r)
 	f = fmemopen(r->report, sizeof(r->report) - 1, "w");
 	TST_REQUIRE(f != NULL);
 	TST_REQUIRE(emu_races_report(g, f, 0, &r->n) == EMU_OK);
+	fclose(f);
+	f = fmemopen(r->races_json, sizeof(r->races_json) - 1, "w");
+	TST_REQUIRE(f != NULL);
+	TST_REQUIRE(emu_races_report(g, f, 1, &n) == EMU_OK);
 	fclose(f);
 	f = fmemopen(r->json, sizeof(r->json) - 1, "w");
 	TST_REQUIRE(f != NULL);
@@ -983,6 +1117,65 @@ int main(void)
 	/* the copy (64 * 64 * 4 bytes: 5000 + 16384/1000 ns) after the pass
 	 * (2000 ns, beside the draw's 10000) */
 	TST_CHECK_EQ_U64(r.s.makespan_ns, 15016);
+
+	/* image subresources: mip level by array layer */
+	{
+		const VkImageSubresourceLayers m0l0 = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+		                               m1l0 = { VK_IMAGE_ASPECT_COLOR_BIT, 1, 0, 1 },
+		                               m0l1 = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 1 },
+		                               m1all = { VK_IMAGE_ASPECT_COLOR_BIT, 1, 0, 2 };
+		const VkImageSubresourceRange none = { 0 },
+		                              bar_m0 = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 },
+		                              bar_m1 = { VK_IMAGE_ASPECT_COLOR_BIT, 1, 1, 0, 1 },
+		                              bar_all = { VK_IMAGE_ASPECT_COLOR_BIT, 0, VK_REMAINING_MIP_LEVELS, 0,
+			                                  VK_REMAINING_ARRAY_LAYERS };
+
+		/* the same subresource, no barrier: a race, named by mip and layer */
+		scen_subres(p, m0l0, none, m0l0);
+		run(p, &r);
+		TST_CHECK_EQ_U64(r.n.confirmed, 1);
+		TST_CHECK(strstr(r.report, "seq 5 transfer vkCmdCopyBufferToImage (submitted at seq 7) on queue 0x9100 "
+		                           "(family 0, index 0) writes image 0x1a000 (mip 0 of 2, layer 0 of 2, "
+		                           "created at seq 3)") != NULL);
+		TST_CHECK(strstr(r.races_json, "\"resource\":\"image\",\"handle\":106496,\"layers\":2,") != NULL);
+		/* another mip, or another layer of the mip: none */
+		scen_subres(p, m0l0, none, m1l0);
+		run(p, &r);
+		TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+		scen_subres(p, m0l0, none, m0l1);
+		run(p, &r);
+		TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+		/* every layer of mip 1 against its layer 0: a race */
+		scen_subres(p, m1all, none, m1l0);
+		run(p, &r);
+		TST_CHECK_EQ_U64(r.n.confirmed, 1);
+		TST_CHECK(strstr(r.report, "writes image 0x1a000 (mip 1 of 2, created at seq 3)") != NULL);
+		/* a barrier orders the subresources it names only */
+		scen_subres(p, m0l0, bar_m0, m0l0);
+		run(p, &r);
+		TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+		scen_subres(p, m0l0, bar_all, m0l0);
+		run(p, &r);
+		TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+		scen_subres(p, m0l0, bar_m1, m0l0);
+		run(p, &r);
+		TST_CHECK_EQ_U64(r.n.confirmed, 1);
+	}
+
+	/* descriptor update templates: the storage buffer at the entry's
+	 * offset of pData is reached, in a set or pushed */
+	scen_template(p, 0, 64);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.possible, 1);
+	TST_CHECK(strstr(r.report, "reads and may write buffer 0xa000 bytes 0..4096") != NULL);
+	scen_template(p, 1, 64);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.possible, 1);
+	TST_CHECK(strstr(r.report, "reads and may write buffer 0xa000 bytes 0..4096") != NULL);
+	/* pData recorded shorter than the entry needs: nothing read past it */
+	scen_template(p, 1, 48);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
 
 	return tst_done();
 }
