@@ -885,7 +885,7 @@ static void emu_vk_builder_finish(emu_vk_builder *b)
 {
 	emu_vk_map *maps[] = { &b->buffers, &b->images, &b->bviews, &b->iviews, &b->sets, &b->cbs,
 		               &b->queues, &b->sems, &b->fences, &b->swapchains, &b->rpasses, &b->fbs,
-		               &b->tmpls };
+		               &b->tmpls, &b->modules, &b->pipes };
 
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		emu_vk_map_free(maps[i]);
@@ -894,6 +894,9 @@ static void emu_vk_builder_finish(emu_vk_builder *b)
 	for (size_t i = 0; i < b->tmpl.n; i++)
 		free(b->tmpl.v[i].e.v);
 	free(b->tmpl.v);
+	for (size_t i = 0; i < b->shader.n; i++)
+		free(b->shader.v[i].b.v);
+	free(b->shader.v);
 	for (size_t i = 0; i < b->cb.n; i++) {
 		free(b->cb.v[i].items.v);
 		free(b->cb.v[i].acc.v);
@@ -989,7 +992,20 @@ emu_status emu_vk_build(emu_graph *g, sbt_mem *mem, char *err, size_t errlen)
 			continue;
 		b.rec = &rec;
 		sbt_vk_arena_reset(b.arena);
-		vs = sbt_vk_decode(cmd, rec.payload, rec.payload_len, b.arena, b.args, NULL);
+		/* shader code is read (emu_spirv.c): its blobs are loaded, and
+		 * where the trace lacks one the code counts as absent */
+		vs = SBT_VK_ERR_BLOB;
+		if (cmd == SBT_VK_CMD_vkCreateShaderModule || cmd == SBT_VK_CMD_vkCreateComputePipelines ||
+		    cmd == SBT_VK_CMD_vkCreateGraphicsPipelines) {
+			sbt_vk_reader_blobs blobs = { g->r, b.arena };
+			sbt_vk_decode_hooks hooks = { &blobs, NULL, sbt_vk_load_reader_blob };
+
+			vs = sbt_vk_decode(cmd, rec.payload, rec.payload_len, b.arena, b.args, &hooks);
+			if (vs == SBT_VK_ERR_BLOB)
+				sbt_vk_arena_reset(b.arena);
+		}
+		if (vs == SBT_VK_ERR_BLOB)
+			vs = sbt_vk_decode(cmd, rec.payload, rec.payload_len, b.arena, b.args, NULL);
 		if (vs != SBT_VK_OK) {
 			snprintf(err, errlen, "%s: seq %llu (%s): %s: %s%s%s", g->path, (unsigned long long)rec.seq,
 			         sbt_reader_type_name(g->r, rec.type), emu_strerror(EMU_ERR_CORRUPT), sbt_vk_strerror(vs),

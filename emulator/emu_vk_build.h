@@ -8,6 +8,7 @@
 #define TRACESMITH_EMU_VK_BUILD_H
 
 #include "emulator/emu_build.h"
+#include "emulator/emu_spirv.h"
 #include "emulator/emu_vk.h"
 #include "serializer/sbt_vk.h"
 
@@ -61,6 +62,14 @@ typedef struct emu_vk_set {
 	EMU_VEC(emu_vk_desc) d;
 } emu_vk_set;
 
+/* The descriptor bindings a shader module, or a pipeline's shaders, declare
+ * (emu_spirv.h); known 0 when its code was not read (then every bound
+ * descriptor counts). */
+typedef struct emu_vk_shader {
+	EMU_VEC(emu_spv_binding) b;
+	int known;
+} emu_vk_shader;
+
 /* A descriptor update template: its entries, and for push descriptors the
  * bind point (0 graphics, 1 compute; -1: another, or not for pushes). */
 typedef struct emu_vk_tmpl {
@@ -78,6 +87,7 @@ typedef struct emu_vk_cb {
 	uint32_t ibuf;
 	uint64_t ibuf_off;
 	uint64_t render_pass;            /* inside vkCmdBeginRenderPass*: its render pass */
+	uint32_t pipe[2];                /* 1 + the emu_vk_shader of the pipeline bound (0: none) */
 	emu_vk_set push[2];              /* vkCmdPushDescriptorSetKHR's set, per bind point */
 	uint32_t push_at[2];             /* its set number */
 	uint8_t push_used[2];
@@ -161,7 +171,7 @@ typedef struct emu_vk_builder {
 	int16_t *cmd_of;                /* record type -> sbt_vk_cmd, -1 */
 	uint32_t ntypes;
 	emu_vk_map buffers, images, bviews, iviews, sets, cbs, queues, sems, fences, swapchains, rpasses,
-	        fbs, tmpls;
+	        fbs, tmpls, modules, pipes;
 	EMU_VEC(emu_vk_rpass) rpass;
 	EMU_VEC(emu_vk_fb) fb;
 	EMU_VEC(uint32_t) buffer_alloc;
@@ -169,6 +179,7 @@ typedef struct emu_vk_builder {
 	EMU_VEC(emu_vk_view) view;
 	EMU_VEC(emu_vk_set) set;
 	EMU_VEC(emu_vk_tmpl) tmpl;
+	EMU_VEC(emu_vk_shader) shader;  /* of modules and pipelines */
 	EMU_VEC(emu_vk_cb) cb;
 	EMU_VEC(emu_vk_queue) q;
 	EMU_VEC(emu_vk_sem) sem;

@@ -180,6 +180,7 @@ static void emu_vk_cb_clear(emu_vk_cb *c)
 	memset(c->vbuf, 0, sizeof(c->vbuf));
 	c->ibuf = 0;
 	c->render_pass = 0;
+	c->pipe[0] = c->pipe[1] = 0;
 	c->push[0].d.n = c->push[1].d.n = 0;
 	c->push_used[0] = c->push_used[1] = 0;
 }
@@ -297,26 +298,47 @@ static int emu_vk_acc_bufimg(emu_vk_builder *b, emu_vk_cb *c, VkBuffer buf, VkIm
 	return emu_vk_acc_buf(b, c, buf, r->bufferOffset, size, mode);
 }
 
-/* The descriptors of set s as accesses of the command being recorded. */
-static int emu_vk_acc_set(emu_vk_cb *c, const emu_vk_set *s)
+/* The descriptors of set s, bound as set number setno, as accesses of the
+ * command being recorded.  sh: what the bound pipeline's shaders declare
+ * (NULL, or not known: every descriptor counts as its type says); a binding
+ * they do not declare is not reached, one they do not write through is
+ * read only. */
+static int emu_vk_acc_set(emu_vk_cb *c, const emu_vk_set *s, const emu_vk_shader *sh, uint32_t setno)
 {
-	for (size_t k = 0; k < s->d.n; k++)
-		if (emu_vk_acc(c, s->d.v[k].alloc, s->d.v[k].lo, s->d.v[k].hi, s->d.v[k].mode) != 0)
+	for (size_t k = 0; k < s->d.n; k++) {
+		const emu_vk_desc *d = &s->d.v[k];
+		uint32_t mode = d->mode;
+
+		if (sh && sh->known) {
+			size_t i;
+
+			for (i = 0; i < sh->b.n && (sh->b.v[i].set != setno || sh->b.v[i].binding != d->binding); i++)
+				;
+			if (i == sh->b.n)
+				continue;
+			if (!sh->b.v[i].writes)
+				mode &= ~(uint32_t)EMU_A_MAYWRITE;
+		}
+		if (emu_vk_acc(c, d->alloc, d->lo, d->hi, mode) != 0)
 			return -1;
+	}
 	return 0;
 }
 
 /* The descriptors of the sets bound at bind point bp (0 graphics, 1
- * compute), the push descriptor set included. */
+ * compute), the push descriptor set included, as the pipeline bound there
+ * uses them. */
 static int emu_vk_acc_sets(emu_vk_builder *b, emu_vk_cb *c, int bp)
 {
+	const emu_vk_shader *sh = c->pipe[bp] ? &b->shader.v[c->pipe[bp] - 1] : NULL;
+
 	for (unsigned i = 0; i < EMU_VK_SETS; i++) {
 		uint32_t si = emu_vk_map_get(&b->sets, c->sets[bp][i]);
 
-		if (si != EMU_NONE && emu_vk_acc_set(c, &b->set.v[si]) != 0)
+		if (si != EMU_NONE && emu_vk_acc_set(c, &b->set.v[si], sh, i) != 0)
 			return -1;
 	}
-	return c->push_used[bp] ? emu_vk_acc_set(c, &c->push[bp]) : 0;
+	return c->push_used[bp] ? emu_vk_acc_set(c, &c->push[bp], sh, c->push_at[bp]) : 0;
 }
 
 /* A command recorded into c; its footprint follows in c->acc. */
@@ -910,6 +932,14 @@ static int emu_vk_r_bind(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 				c->vbuf[a->firstBinding + i] = emu_vk_buffer(b, a->pBuffers[i]);
 				c->vbuf_off[a->firstBinding + i] = a->pOffsets[i];
 			}
+	} else if (cmd == SBT_VK_CMD_vkCmdBindPipeline) {
+		const sbt_vk_args_vkCmdBindPipeline *a = b->args;
+		uint32_t pi = emu_vk_map_get(&b->pipes, (uint64_t)a->pipeline);
+		int bp = a->pipelineBindPoint == VK_PIPELINE_BIND_POINT_COMPUTE ? 1 :
+		         a->pipelineBindPoint == VK_PIPELINE_BIND_POINT_GRAPHICS ? 0 : -1;
+
+		if (bp >= 0)
+			c->pipe[bp] = pi == EMU_NONE ? 0 : pi + 1;
 	} else if (cmd == SBT_VK_CMD_vkCmdBindIndexBuffer) {
 		const sbt_vk_args_vkCmdBindIndexBuffer *a = b->args;
 
@@ -1133,6 +1163,130 @@ static int emu_vk_new_image(emu_vk_builder *b, VkImage h, VkFormat format, uint3
 	return emu_vk_map_put(&b->images, (uint64_t)h, (uint32_t)b->image.n - 1);
 }
 
+/* ---- shaders: the bindings pipelines declare ------------------------------------------- */
+
+/* What code ci holds declares into sh (left not known when the code is
+ * absent, a blob the trace lacks, or not read); -1 out of memory only. */
+static int emu_vk_shader_read(emu_vk_shader *sh, const VkShaderModuleCreateInfo *ci)
+{
+	emu_spv_binding *v;
+	size_t n;
+
+	if (!ci->pCode || ci->codeSize < 20 || emu_spv_bindings(ci->pCode, ci->codeSize / 4, &v, &n) != 0)
+		return 0;
+	sh->b.v = v;
+	sh->b.n = sh->b.cap = n;
+	sh->known = 1;
+	return 0;
+}
+
+/* to gets from's bindings too (writes if either writes); not known if
+ * either is not. */
+static int emu_vk_shader_merge(emu_vk_shader *to, const emu_vk_shader *from)
+{
+	if (!from->known) {
+		to->known = 0;
+		return 0;
+	}
+	for (size_t i = 0; to->known && i < from->b.n; i++) {
+		size_t k;
+
+		for (k = 0; k < to->b.n; k++)
+			if (to->b.v[k].set == from->b.v[i].set && to->b.v[k].binding == from->b.v[i].binding)
+				break;
+		if (k < to->b.n)
+			to->b.v[k].writes |= from->b.v[i].writes;
+		else if (EMU_PUSH(to->b, from->b.v[i]) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* sh (taken over) as what handle h of map m names. */
+static int emu_vk_shader_put(emu_vk_builder *b, emu_vk_map *m, uint64_t h, emu_vk_shader *sh)
+{
+	if (EMU_PUSH(b->shader, *sh) != 0) {
+		free(sh->b.v);
+		return -1;
+	}
+	return emu_vk_map_put(m, h, (uint32_t)b->shader.n - 1);
+}
+
+/* A pipeline stage's shader into sh: its module's, or the code its pNext
+ * carries in place of a module (maintenance5, pipeline libraries). */
+static int emu_vk_stage_merge(emu_vk_builder *b, emu_vk_shader *sh, const VkPipelineShaderStageCreateInfo *st)
+{
+	emu_vk_shader one = { { 0 }, 0 };
+	uint32_t mi;
+	int r;
+
+	if (st->module) {
+		mi = emu_vk_map_get(&b->modules, (uint64_t)st->module);
+		if (mi == EMU_NONE) {
+			sh->known = 0;
+			return 0;
+		}
+		return emu_vk_shader_merge(sh, &b->shader.v[mi]);
+	}
+	for (const VkBaseInStructure *p = st->pNext; p; p = p->pNext)
+		if (p->sType == VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO &&
+		    emu_vk_shader_read(&one, (const VkShaderModuleCreateInfo *)p) != 0)
+			return -1;
+	r = emu_vk_shader_merge(sh, &one);
+	free(one.b.v);
+	return r;
+}
+
+/* vkCreateComputePipelines / vkCreateGraphicsPipelines: each pipeline
+ * made, with what its stages (and the libraries it links) declare. */
+static int emu_vk_new_pipelines(emu_vk_builder *b, enum sbt_vk_cmd cmd)
+{
+	const sbt_vk_args_vkCreateComputePipelines *a = b->args; /* the two alike but for pCreateInfos */
+	const sbt_vk_args_vkCreateGraphicsPipelines *g = b->args;
+
+	if ((a->ret != VK_SUCCESS && a->ret != VK_PIPELINE_COMPILE_REQUIRED) || !a->pPipelines || !a->pCreateInfos)
+		return 0;
+	for (uint32_t i = 0; i < a->createInfoCount; i++) {
+		emu_vk_shader sh = { { 0 }, 1 };
+		const void *next;
+
+		if (!a->pPipelines[i])
+			continue;
+		if (cmd == SBT_VK_CMD_vkCreateComputePipelines) {
+			next = a->pCreateInfos[i].pNext;
+			if (emu_vk_stage_merge(b, &sh, &a->pCreateInfos[i].stage) != 0)
+				goto nomem;
+		} else {
+			const VkGraphicsPipelineCreateInfo *ci = &g->pCreateInfos[i];
+
+			next = ci->pNext;
+			for (uint32_t s = 0; ci->pStages && s < ci->stageCount; s++)
+				if (emu_vk_stage_merge(b, &sh, &ci->pStages[s]) != 0)
+					goto nomem;
+		}
+		for (const VkBaseInStructure *p = next; p; p = p->pNext)
+			if (p->sType == VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR) {
+				const VkPipelineLibraryCreateInfoKHR *l = (const VkPipelineLibraryCreateInfoKHR *)p;
+
+				for (uint32_t k = 0; k < l->libraryCount; k++) {
+					uint32_t pi = l->pLibraries ? emu_vk_map_get(&b->pipes, (uint64_t)l->pLibraries[k]) : EMU_NONE;
+
+					if (pi == EMU_NONE)
+						sh.known = 0;
+					else if (emu_vk_shader_merge(&sh, &b->shader.v[pi]) != 0)
+						goto nomem;
+				}
+			}
+		if (emu_vk_shader_put(b, &b->pipes, (uint64_t)a->pPipelines[i], &sh) != 0)
+			return -1;
+		continue;
+nomem:
+		free(sh.b.v);
+		return -1;
+	}
+	return 0;
+}
+
 /* A render pass: its dependencies on VK_SUBPASS_EXTERNAL. */
 static int emu_vk_new_render_pass(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 {
@@ -1334,6 +1488,19 @@ static int emu_vk_r_object(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 		return emu_vk_write_tmpl(b, &b->set.v[si], a->descriptorUpdateTemplate, a->pData,
 		                         sbt_vk_arena_template_len(b->arena));
 	}
+	case SBT_VK_CMD_vkCreateShaderModule: {
+		const sbt_vk_args_vkCreateShaderModule *a = b->args;
+		emu_vk_shader sh = { { 0 }, 0 };
+
+		if (a->ret != VK_SUCCESS || !a->pShaderModule || !a->pCreateInfo)
+			return 0;
+		if (emu_vk_shader_read(&sh, a->pCreateInfo) != 0)
+			return -1;
+		return emu_vk_shader_put(b, &b->modules, (uint64_t)*a->pShaderModule, &sh);
+	}
+	case SBT_VK_CMD_vkCreateComputePipelines:
+	case SBT_VK_CMD_vkCreateGraphicsPipelines:
+		return emu_vk_new_pipelines(b, cmd);
 	case SBT_VK_CMD_vkCreateRenderPass:
 	case SBT_VK_CMD_vkCreateRenderPass2:
 	case SBT_VK_CMD_vkCreateRenderPass2KHR:
@@ -1482,6 +1649,7 @@ emu_vk_handler emu_vk_cmd_handler(enum sbt_vk_cmd cmd)
 	case SBT_VK_CMD_vkCmdBindIndexBuffer:
 	case SBT_VK_CMD_vkCmdPushDescriptorSetKHR:
 	case SBT_VK_CMD_vkCmdPushDescriptorSetWithTemplateKHR:
+	case SBT_VK_CMD_vkCmdBindPipeline:
 		return emu_vk_r_bind;
 	case SBT_VK_CMD_vkCmdPipelineBarrier:
 	case SBT_VK_CMD_vkCmdPipelineBarrier2:
@@ -1517,6 +1685,9 @@ emu_vk_handler emu_vk_cmd_handler(enum sbt_vk_cmd cmd)
 	case SBT_VK_CMD_vkDestroyDescriptorUpdateTemplateKHR:
 	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate:
 	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplateKHR:
+	case SBT_VK_CMD_vkCreateShaderModule:
+	case SBT_VK_CMD_vkCreateComputePipelines:
+	case SBT_VK_CMD_vkCreateGraphicsPipelines:
 	case SBT_VK_CMD_vkCreateRenderPass:
 	case SBT_VK_CMD_vkCreateRenderPass2:
 	case SBT_VK_CMD_vkCreateRenderPass2KHR:

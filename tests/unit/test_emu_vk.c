@@ -51,6 +51,12 @@
  *   a storage buffer written by a descriptor update template, into a set
  *   or pushed, raced by a copy on another queue: a possible race; none when
  *   the recorded pData stops before its descriptor
+ *   storage descriptors of one buffer used by dispatches on two queues
+ *   with a compute pipeline bound: a possible race when its shader writes
+ *   through the binding (or through one member of two, or an old-style
+ *   BufferBlock), or its code is not read (another byte order), or no
+ *   pipeline is bound; none when the binding is NonWritable (the variable,
+ *   or every member) or the shader declares another binding or set
  *
  * Costs (emu_options_default): a fill of 4096 bytes 2000 + 4096/1500 = 2002
  * ns, a copy of 1024 bytes 5000 + 1024/1000 = 5001 ns, a dispatch 10000 ns.
@@ -820,6 +826,89 @@ static void scen_template(const char *path, int push, size_t len)
 	vkg_close(&g);
 }
 
+/* What the shader of scen_shader declares: the storage buffer at set 0,
+ * binding 0 written through, or read only (NonWritable on the variable, or
+ * on each member of its block), or written through one member of two; a
+ * binding or set the set's descriptor is not at; old-style storage (a
+ * Uniform BufferBlock) written through; code that is not SPIR-V; or no
+ * pipeline bound at all. */
+enum { SH_RW, SH_RO_VAR, SH_RO_MEMBERS, SH_RO_ONE_MEMBER, SH_OTHER_BINDING, SH_OTHER_SET, SH_BUFFER_BLOCK,
+       SH_NOT_SPIRV, SH_NO_PIPELINE };
+
+/* A module declaring one block variable as kind says (words: the module). */
+static size_t spv_module(int kind, uint32_t *w)
+{
+	enum { U = 1, S = 2, P = 3, V = 4 };
+	uint32_t sc = kind == SH_BUFFER_BLOCK ? 2 : 12; /* Uniform, StorageBuffer */
+	size_t n = 0;
+
+	w[n++] = kind == SH_NOT_SPIRV ? 0x03022307 : 0x07230203;
+	w[n++] = 0x00010300;
+	w[n++] = 0;
+	w[n++] = 5; /* bound */
+	w[n++] = 0;
+	w[n++] = (4u << 16) | 71, w[n++] = V, w[n++] = 34, w[n++] = kind == SH_OTHER_SET;     /* DescriptorSet */
+	w[n++] = (4u << 16) | 71, w[n++] = V, w[n++] = 33, w[n++] = kind == SH_OTHER_BINDING; /* Binding */
+	if (kind == SH_RO_VAR)
+		w[n++] = (3u << 16) | 71, w[n++] = V, w[n++] = 24; /* NonWritable */
+	if (kind == SH_RO_MEMBERS || kind == SH_RO_ONE_MEMBER)
+		w[n++] = (4u << 16) | 72, w[n++] = S, w[n++] = 0, w[n++] = 24;
+	if (kind == SH_RO_MEMBERS)
+		w[n++] = (4u << 16) | 72, w[n++] = S, w[n++] = 1, w[n++] = 24;
+	if (kind == SH_BUFFER_BLOCK)
+		w[n++] = (3u << 16) | 71, w[n++] = S, w[n++] = 3;
+	w[n++] = (4u << 16) | 21, w[n++] = U, w[n++] = 32, w[n++] = 0;  /* OpTypeInt */
+	w[n++] = (4u << 16) | 30, w[n++] = S, w[n++] = U, w[n++] = U;   /* OpTypeStruct */
+	w[n++] = (4u << 16) | 32, w[n++] = P, w[n++] = sc, w[n++] = S;  /* OpTypePointer */
+	w[n++] = (4u << 16) | 59, w[n++] = P, w[n++] = V, w[n++] = sc;  /* OpVariable */
+	return n;
+}
+
+/* scen_descriptors' storage case with a compute pipeline bound on both
+ * queues, its module declaring what kind says: the dispatches reach A, and
+ * may write it, only as the shader says. */
+static void scen_shader(const char *path, int kind)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 }, b2 = { CB2, 0, 0, 0, 0, 0 };
+	uint32_t code[64];
+	VkShaderModuleCreateInfo mci = { .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO };
+	VkShaderModule mod = (VkShaderModule)(uintptr_t)0x5500;
+	sbt_vk_args_vkCreateShaderModule cm = { VRG_DEV, &mci, NULL, &mod, VK_SUCCESS };
+	VkComputePipelineCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO };
+	VkPipeline pipe = (VkPipeline)(uintptr_t)0x5600;
+	sbt_vk_args_vkCreateComputePipelines cp = { VRG_DEV, VK_NULL_HANDLE, 1, &pci, NULL, &pipe, VK_SUCCESS };
+	sbt_vk_args_vkCmdBindPipeline bp1 = { (VkCommandBuffer)(uintptr_t)CB1, VK_PIPELINE_BIND_POINT_COMPUTE, pipe };
+	sbt_vk_args_vkCmdBindPipeline bp2 = { (VkCommandBuffer)(uintptr_t)CB2, VK_PIPELINE_BIND_POINT_COMPUTE, pipe };
+
+	mci.codeSize = spv_module(kind, code) * 4;
+	mci.pCode = code;
+	pci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+	pci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+	pci.stage.module = mod;
+	pci.stage.pName = "main";
+	pci.layout = (VkPipelineLayout)(uintptr_t)0x5200;
+
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_queue(&g, Q2, 1);
+	vkg_buffer(&g, BUF_A, 4096);
+	vkg_set(&g, 0x5300, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, BUF_A);
+	vkg_call(&g, SBT_VK_CMD_vkCreateShaderModule, &cm);
+	vkg_call(&g, SBT_VK_CMD_vkCreateComputePipelines, &cp);
+	vkg_begin(&g, CB1);
+	if (kind != SH_NO_PIPELINE)
+		vkg_call(&g, SBT_VK_CMD_vkCmdBindPipeline, &bp1);
+	vkg_dispatch(&g, CB1, 0x5300);
+	vkg_begin(&g, CB2);
+	if (kind != SH_NO_PIPELINE)
+		vkg_call(&g, SBT_VK_CMD_vkCmdBindPipeline, &bp2);
+	vkg_dispatch(&g, CB2, 0x5300);
+	vkg_submit(&g, Q1, &b1, 0);
+	vkg_submit(&g, Q2, &b2, 0);
+	vkg_close(&g);
+}
+
 /* ---- checks ---------------------------------------------------------------------- */
 
 typedef struct result {
@@ -1176,6 +1265,27 @@ int main(void)
 	scen_template(p, 1, 48);
 	run(p, &r);
 	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+
+	/* the bound pipeline's shader says which bindings are reached and
+	 * which written through */
+	{
+		static const struct {
+			int kind;
+			uint64_t possible;
+		} sh[] = { { SH_RW, 1 }, { SH_RO_VAR, 0 }, { SH_RO_MEMBERS, 0 }, { SH_RO_ONE_MEMBER, 1 },
+			   { SH_OTHER_BINDING, 0 }, { SH_OTHER_SET, 0 }, { SH_BUFFER_BLOCK, 1 },
+			   { SH_NOT_SPIRV, 1 }, { SH_NO_PIPELINE, 1 } };
+
+		for (size_t i = 0; i < sizeof(sh) / sizeof(sh[0]); i++) {
+			scen_shader(p, sh[i].kind);
+			run(p, &r);
+			if (r.n.possible != sh[i].possible || r.n.confirmed)
+				fprintf(stderr, "shader kind %d: %llu possible, %llu confirmed races\n", sh[i].kind,
+				        (unsigned long long)r.n.possible, (unsigned long long)r.n.confirmed);
+			TST_CHECK_EQ_U64(r.n.possible, sh[i].possible);
+			TST_CHECK_EQ_U64(r.n.confirmed, 0);
+		}
+	}
 
 	return tst_done();
 }
