@@ -7,7 +7,7 @@
  * buffers into nodes on the queue's stream, one step per batch
  * (VkSubmitInfo), and carries the vector clocks and barrier reach of every
  * node forward: semaphores and fences hold the clock of what they signal,
- * each host thread the clock of what it waited for.
+ * the host the clock of what it waited for.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -107,20 +107,6 @@ static emu_vk_queue *emu_vk_queue_of(emu_vk_builder *b, VkQueue h, uint32_t fami
 	return &b->q.v[b->q.n - 1];
 }
 
-static emu_vk_thread *emu_vk_thread_of(emu_vk_builder *b)
-{
-	emu_vk_thread t;
-
-	for (size_t i = 0; i < b->threads.n; i++)
-		if (b->threads.v[i].thread == b->rec->thread)
-			return &b->threads.v[i];
-	memset(&t, 0, sizeof(t));
-	t.thread = b->rec->thread;
-	if (EMU_PUSH(b->threads, t) != 0)
-		return NULL;
-	return &b->threads.v[b->threads.n - 1];
-}
-
 static emu_vk_sem *emu_vk_sem_of(emu_vk_builder *b, VkSemaphore h)
 {
 	uint32_t i = emu_vk_map_get(&b->sems, (uint64_t)h);
@@ -213,14 +199,10 @@ static void emu_vk_queue_sig(const emu_vk_builder *b, uint32_t qi, emu_vk_sig *o
 	out->sync = q->last_sync;
 }
 
-/* The host thread has waited for what sig signals. */
+/* A host thread has waited for what sig signals (emu_vk_builder.host). */
 static int emu_vk_host_waits(emu_vk_builder *b, const emu_vk_sig *sig)
 {
-	emu_vk_thread *t = emu_vk_thread_of(b);
-
-	if (!t)
-		return -1;
-	emu_vk_vc_max(t->vc, sig->vc, b->q.n);
+	emu_vk_vc_max(b->host, sig->vc, b->q.n);
 	for (uint32_t o = 0; o < b->q.n; o++) {
 		uint32_t s = sig->vc[o] ? emu_vk_step_of(b, o, sig->vc[o]) : EMU_NONE;
 
@@ -243,12 +225,9 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 {
 	emu_graph *g = b->g;
 	emu_vk_queue *q = &b->q.v[qi];
-	emu_vk_thread *t = emu_vk_thread_of(b);
 	uint32_t step = EMU_NONE, base = (uint32_t)g->nodes.n;
 	emu_vk_sig out;
 
-	if (!t)
-		return -1;
 	q->batch++;
 	emu_depvec_clear(&b->tmp);
 	b->tmp_sync.n = 0;
@@ -256,14 +235,14 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 		return -1;
 	if (q->last_sync && EMU_PUSH(b->tmp_sync, q->last_sync) != 0)
 		return -1;
-	/* what the submitting thread waited for precedes everything submitted */
+	/* what the host waited for precedes everything submitted after */
 	for (uint32_t c = 0; c < EMU_VK_CLASSES; c++)
-		emu_vk_vc_max(q->front[c], t->vc, b->q.n);
+		emu_vk_vc_max(q->front[c], b->host, b->q.n);
 	for (uint32_t o = 0; o < b->q.n; o++)
-		if (t->vc[o] > q->host_seen[o]) {
-			if (o != qi && emu_vk_dep(b, emu_vk_step_of(b, o, t->vc[o]), EMU_D_HOST) != 0)
+		if (b->host[o] > q->host_seen[o]) {
+			if (o != qi && emu_vk_dep(b, emu_vk_step_of(b, o, b->host[o]), EMU_D_HOST) != 0)
 				return -1;
-			q->host_seen[o] = t->vc[o];
+			q->host_seen[o] = b->host[o];
 		}
 	for (uint32_t i = 0; i < nwaits; i++) {
 		const emu_vk_sig *s = emu_vk_wait_sig(b, waits[i].sem, waits[i].value, 1);
@@ -700,12 +679,11 @@ static int emu_vk_r_sync(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 	case SBT_VK_CMD_vkSignalSemaphore:
 	case SBT_VK_CMD_vkSignalSemaphoreKHR: {
 		const sbt_vk_args_vkSignalSemaphore *a = b->args;
-		emu_vk_thread *t = emu_vk_thread_of(b);
 
-		if (!t || !a->pSignalInfo)
-			return t ? 0 : -1;
+		if (!a->pSignalInfo)
+			return 0;
 		memset(&s, 0, sizeof(s));
-		memcpy(s.vc, t->vc, sizeof(s.vc));
+		memcpy(s.vc, b->host, sizeof(s.vc));
 		s.step = EMU_NONE;
 		return emu_vk_signal(b, a->pSignalInfo->semaphore, a->pSignalInfo->value, &s);
 	}
@@ -921,7 +899,6 @@ static void emu_vk_builder_finish(emu_vk_builder *b)
 	free(b->q.v);
 	free(b->sem.v);
 	free(b->fence.v);
-	free(b->threads.v);
 	free(b->present.v);
 	free(b->present_key.v);
 	emu_depvec_free(&b->tmp);

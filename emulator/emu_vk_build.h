@@ -157,11 +157,6 @@ typedef struct emu_vk_queue {
 	emu_vk_vc host_seen;            /* host clock entries already made dependencies */
 } emu_vk_queue;
 
-typedef struct emu_vk_thread {
-	uint64_t thread;
-	emu_vk_vc vc;
-} emu_vk_thread;
-
 typedef struct emu_vk_builder {
 	emu_graph *g;
 	struct emu_vk_graph *vk;
@@ -184,7 +179,12 @@ typedef struct emu_vk_builder {
 	EMU_VEC(emu_vk_queue) q;
 	EMU_VEC(emu_vk_sem) sem;
 	EMU_VEC(emu_vk_sig) fence;      /* value 1: signaled by a submit */
-	EMU_VEC(emu_vk_thread) threads;
+	/* what any host thread has waited for, as of the record being read:
+	 * seqs are taken in real time as records are sealed, a wait's after
+	 * its call returned and a submit's (or host signal's) before its call
+	 * (docs/capture.md), so what is submitted after a wait's seq runs after
+	 * what it waited for, whichever thread submits */
+	emu_vk_vc host;
 	EMU_VEC(emu_vk_sig) present;    /* per (swapchain, image index): what its last present waited for */
 	EMU_VEC(uint64_t) present_key;
 	emu_depvec tmp;

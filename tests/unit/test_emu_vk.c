@@ -10,7 +10,8 @@
  *                               the fill (makespan 2002 + 5001 = 7003)
  *     semaphore waited at the compute stage only: the copy is not covered
  *     timeline value 5 signaled, 3 waited: ordered; 7 waited: not
- *     fence + vkWaitForFences: ordered; the same wait timing out: not
+ *     fence + vkWaitForFences: ordered; the same wait timing out: not; the
+ *     wait on another thread before the second submit: ordered; after: not
  *   one queue:
  *     dispatch writing A (storage descriptor) then a copy reading A, no
  *     barrier: 1 possible race; with a COMPUTE->TRANSFER buffer barrier on A:
@@ -69,17 +70,19 @@
 
 #define VRG_DEV ((VkDevice)(uintptr_t)0xd0)
 
-/* A trace being written: records by thread 1, 1000 ns apart, each with a
- * one-frame stack "vkgen!seq<N>". */
+/* A trace being written: records by thread 1 (or the one set), 1000 ns
+ * apart, each with a one-frame stack "vkgen!seq<N>". */
 typedef struct vkg {
 	sbt_writer *w;
 	sbt_vk_enc enc;
 	uint64_t seq;
+	uint64_t thread;
 } vkg;
 
 static void vkg_open(vkg *g, const char *path)
 {
 	memset(g, 0, sizeof(*g));
+	g->thread = 1;
 	sbt_vk_enc_init(&g->enc);
 	TST_REQUIRE(sbt_writer_open(path, NULL, &g->w) == SBT_OK);
 	TST_REQUIRE(sbt_vk_define_types(g->w) == SBT_OK);
@@ -102,7 +105,7 @@ static uint64_t vkg_call(vkg *g, enum sbt_vk_cmd cmd, const void *args)
 	r.type = SBT_VK_CMD_TYPE(cmd);
 	r.seq = g->seq;
 	r.time_ns = g->seq * 1000;
-	r.thread = 1;
+	r.thread = g->thread;
 	r.payload = g->enc.data;
 	r.payload_len = g->enc.len;
 	TST_REQUIRE(sbt_writer_append(g->w, &r) == SBT_OK);
@@ -292,10 +295,13 @@ static void vkg_wait_fence(vkg *g, uint64_t fence, VkResult ret)
 #define SEM 0xe100
 #define FENCE 0xf100
 
-enum { CROSS_NONE, CROSS_SEM, CROSS_SEM_COMPUTE, CROSS_TL_MET, CROSS_TL_UNMET, CROSS_FENCE, CROSS_FENCE_TIMEOUT };
+enum { CROSS_NONE, CROSS_SEM, CROSS_SEM_COMPUTE, CROSS_TL_MET, CROSS_TL_UNMET, CROSS_FENCE, CROSS_FENCE_TIMEOUT,
+       CROSS_FENCE_THREAD, CROSS_FENCE_THREAD_LATE };
 
 /* Q1 fills A (4096 bytes), Q2 copies A's first 1024 bytes to B, ordered
- * as mode says. */
+ * as mode says.  The two CROSS_FENCE_THREAD modes wait for the fence on
+ * thread 2 (zink's pattern: one thread waits, another submits), before the
+ * second submit or (LATE) after it. */
 static void scen_cross(const char *path, int mode)
 {
 	vkg g;
@@ -320,10 +326,17 @@ static void scen_cross(const char *path, int mode)
 		b2.wait_value = mode == CROSS_TL_MET ? 3 : 7;
 	}
 	b2.wait_stage = mode == CROSS_SEM_COMPUTE ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_TRANSFER_BIT;
-	vkg_submit(&g, Q1, &b1, mode == CROSS_FENCE || mode == CROSS_FENCE_TIMEOUT ? FENCE : 0);
+	vkg_submit(&g, Q1, &b1, mode >= CROSS_FENCE ? FENCE : 0);
 	if (mode == CROSS_FENCE || mode == CROSS_FENCE_TIMEOUT)
 		vkg_wait_fence(&g, FENCE, mode == CROSS_FENCE ? VK_SUCCESS : VK_TIMEOUT);
+	g.thread = 2;
+	if (mode == CROSS_FENCE_THREAD)
+		vkg_wait_fence(&g, FENCE, VK_SUCCESS);
+	g.thread = 1;
 	vkg_submit(&g, Q2, &b2, 0);
+	g.thread = 2;
+	if (mode == CROSS_FENCE_THREAD_LATE)
+		vkg_wait_fence(&g, FENCE, VK_SUCCESS);
 	vkg_close(&g);
 }
 
@@ -1006,6 +1019,15 @@ int main(void)
 	TST_CHECK_EQ_U64(r.s.cross_edges, 1);
 	TST_CHECK_EQ_U64(r.s.makespan_ns, 7003);
 	scen_cross(p, CROSS_FENCE_TIMEOUT);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed, 1);
+	/* a wait on another thread orders what is submitted after it (its seq
+	 * is taken after its call returned, the submit's before its call) */
+	scen_cross(p, CROSS_FENCE_THREAD);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	TST_CHECK_EQ_U64(r.s.cross_edges, 1);
+	scen_cross(p, CROSS_FENCE_THREAD_LATE);
 	run(p, &r);
 	TST_CHECK_EQ_U64(r.n.confirmed, 1);
 
