@@ -871,6 +871,19 @@ static int emu_vk_r_transfer(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 	return 0;
 }
 
+/* Pushed descriptors go to the push set of bind point bp as set number
+ * set: a push to another set number starts it anew, and it replaces a set
+ * bound there. */
+static void emu_vk_push_at(emu_vk_cb *c, int bp, uint32_t set)
+{
+	if (!c->push_used[bp] || c->push_at[bp] != set)
+		c->push[bp].d.n = 0;
+	c->push_used[bp] = 1;
+	c->push_at[bp] = set;
+	if (set < EMU_VK_SETS)
+		c->sets[bp][set] = 0;
+}
+
 static int emu_vk_r_bind(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 {
 	const sbt_vk_args_vkCmdBindDescriptorSets *a0 = b->args;
@@ -897,12 +910,7 @@ static int emu_vk_r_bind(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 
 		if (bp < 0)
 			return 0;
-		if (!c->push_used[bp] || c->push_at[bp] != a->set)
-			c->push[bp].d.n = 0;
-		c->push_used[bp] = 1;
-		c->push_at[bp] = a->set;
-		if (a->set < EMU_VK_SETS)
-			c->sets[bp][a->set] = 0;
+		emu_vk_push_at(c, bp, a->set);
 		for (uint32_t i = 0; a->pDescriptorWrites && i < a->descriptorWriteCount; i++)
 			if (emu_vk_write_set(b, &c->push[bp], &a->pDescriptorWrites[i]) != 0)
 				return -1;
@@ -915,12 +923,7 @@ static int emu_vk_r_bind(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 
 		if (bp < 0)
 			return 0;
-		if (!c->push_used[bp] || c->push_at[bp] != a->set)
-			c->push[bp].d.n = 0;
-		c->push_used[bp] = 1;
-		c->push_at[bp] = a->set;
-		if (a->set < EMU_VK_SETS)
-			c->sets[bp][a->set] = 0;
+		emu_vk_push_at(c, bp, a->set);
 		return emu_vk_write_tmpl(b, &c->push[bp], a->descriptorUpdateTemplate, a->pData,
 		                         sbt_vk_arena_template_len(b->arena));
 	} else if (cmd == SBT_VK_CMD_vkCmdBindVertexBuffers || cmd == SBT_VK_CMD_vkCmdBindVertexBuffers2 ||
