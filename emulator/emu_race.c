@@ -713,7 +713,7 @@ static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 				if (ai->hi <= aj->lo || aj->hi <= ai->lo ||
 				    !((ai->mode | aj->mode) & (EMU_A_WRITE | EMU_A_MAYWRITE))) {
 					/* no conflict; still, an order through completion points covers the queue */
-					if (emu_vk_before(g, ai, aj, &full) && full) {
+					if (emu_vk_before_full(g, ai, aj)) {
 						stamp[ni->stream] = (uint32_t)j;
 						covered++;
 					}

@@ -917,6 +917,7 @@ void emu_vk_free(struct emu_vk_graph *vk)
 	free(vk->sync.v);
 	free(vk->sync_link.v);
 	free(vk->after_sync.v);
+	free(vk->vis);
 	for (size_t i = 0; vk->mbar && i < EMU_VK_QMAX; i++)
 		free(vk->mbar[i].v);
 	free(vk->mbar);
@@ -1019,16 +1020,24 @@ out:
 
 /* ---- order, for the race detector ---------------------------------------------------------- */
 
+int emu_vk_before_full(const emu_graph *g, const emu_access *a, const emu_access *b)
+{
+	const emu_node *na = &g->nodes.v[a->node], *nb = &g->nodes.v[b->node];
+	const emu_vk_node *va = &g->vk->node.v[a->node], *vb = &g->vk->node.v[b->node];
+
+	return vb->vc[na->stream] >= va->batch || (na->stream == nb->stream && va->pos <= vb->floor);
+}
+
 int emu_vk_before(const emu_graph *g, const emu_access *a, const emu_access *b, int *full)
 {
 	const emu_node *na = &g->nodes.v[a->node], *nb = &g->nodes.v[b->node];
 	const emu_vk_node *va = &g->vk->node.v[a->node], *vb = &g->vk->node.v[b->node];
 	const emu_vk_mbarvec *mb;
-	uint8_t avail = 0; /* second scopes of barriers that made a's write available */
-	size_t lo, hi;
+	emu_vk_vis one = { 0, { 0 }, 0 }, *v;
+	size_t lo, hi, i;
 
 	*full = 0;
-	if (vb->vc[na->stream] >= va->batch || (na->stream == nb->stream && va->pos <= vb->floor)) {
+	if (emu_vk_before_full(g, a, b)) {
 		*full = 1;
 		return 1;
 	}
@@ -1045,25 +1054,42 @@ int emu_vk_before(const emu_graph *g, const emu_access *a, const emu_access *b, 
 	if (!(a->mode & (EMU_A_WRITE | EMU_A_MAYWRITE)))
 		return 1;
 	mb = &g->vk->mbar[na->stream];
-	lo = 0;
-	hi = mb->n;
-	while (lo < hi) { /* the first barrier after a */
-		size_t mid = (lo + hi) / 2;
+	if (!g->vk->vis && a >= g->acc.v && a < g->acc.v + g->acc.n)
+		g->vk->vis = calloc(g->acc.n, sizeof(emu_vk_vis));
+	if (g->vk->vis && a >= g->acc.v && a < g->acc.v + g->acc.n)
+		v = &g->vk->vis[a - g->acc.v];
+	else
+		v = &one; /* out of memory: looked at anew each time */
+	if (!v->next) {
+		lo = 0;
+		hi = mb->n;
+		while (lo < hi) { /* the first barrier after a */
+			size_t mid = (lo + hi) / 2;
 
-		if (mb->v[mid].after < va->pos)
-			lo = mid + 1;
-		else
-			hi = mid;
+			if (mb->v[mid].after < va->pos)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		v->next = (uint32_t)lo + 1;
 	}
-	for (size_t i = lo; i < mb->n && mb->v[i].after < vb->pos; i++) {
+	if (v->at[vb->cls])
+		return mb->v[v->at[vb->cls] - 1].after < vb->pos;
+	for (i = v->next - 1; i < mb->n && mb->v[i].after < vb->pos; i++) {
 		const emu_vk_mbar *m = &mb->v[i];
 
 		if (!m->global && (m->alloc != a->alloc || m->hi <= a->lo || a->hi <= m->lo))
 			continue;
-		if ((m->dsta & (1u << vb->cls)) && ((m->srcw & (1u << va->cls)) || (m->src & avail)))
-			return 1;
+		for (uint32_t k = 0; k < EMU_VK_CLASSES; k++)
+			if (!v->at[k] && (m->dsta & (1u << k)) && ((m->srcw & (1u << va->cls)) || (m->src & v->avail)))
+				v->at[k] = (uint32_t)i + 1;
 		if (m->srcw & (1u << va->cls))
-			avail |= m->dst;
+			v->avail |= m->dst;
+		if (v->at[vb->cls]) {
+			v->next = (uint32_t)i + 2;
+			return 1;
+		}
 	}
+	v->next = (uint32_t)i + 1;
 	return 0;
 }

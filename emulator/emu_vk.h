@@ -61,6 +61,15 @@ typedef struct emu_vk_mbar {
 
 typedef EMU_VEC(emu_vk_mbar) emu_vk_mbarvec;
 
+/* Where a write access's write was made visible, as far as emu_vk_before
+ * has looked along its queue's barriers: that depends on the access and
+ * the barriers only, so each is looked at once per access. */
+typedef struct emu_vk_vis {
+	uint32_t next;                  /* 1 + the barrier to look at next; 0: not begun */
+	uint32_t at[EMU_VK_CLASSES];    /* 1 + the barrier making it visible to each class; 0 */
+	uint8_t avail;                  /* second scopes of barriers that made it available */
+} emu_vk_vis;
+
 /* What a present or sparse bind follows, or what follows one: a step, or
  * (step EMU_NONE) 1 + another of them (emu_vk_graph.sync). */
 typedef struct emu_vk_link {
@@ -83,6 +92,7 @@ struct emu_vk_graph {
 	EMU_VEC(emu_vk_node) node;
 	emu_vk_mbarvec *mbar;         /* per stream, in order of `after` */
 	size_t nmbar;
+	emu_vk_vis *vis;              /* by access index, made when first needed (emu_vk_before) */
 	/* the submits (vkQueueSubmit*) each of whose batches is a step, by
 	 * seq: those a sampled order may move (emu_order.c) */
 	EMU_VEC(uint64_t) whole;
@@ -108,5 +118,8 @@ void emu_vk_free(struct emu_vk_graph *vk);
  * or b's floor), so that the race scan can stop looking at that queue.
  */
 int emu_vk_before(const emu_graph *g, const emu_access *a, const emu_access *b, int *full);
+/* The *full part of emu_vk_before alone, for accesses that cannot race
+ * (no barrier is looked at). */
+int emu_vk_before_full(const emu_graph *g, const emu_access *a, const emu_access *b);
 
 #endif /* TRACESMITH_EMU_VK_H */
