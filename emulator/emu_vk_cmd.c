@@ -1151,12 +1151,14 @@ static int emu_vk_update_sets(emu_vk_builder *b)
 	return 0;
 }
 
-/* An image of mips levels by layers array layers (0 taken as 1). */
+/* An image of mips levels by layers array layers (0 taken as 1; more than
+ * 32 levels, which no 32-bit extent has, as 32: a range is split per
+ * level, and a hostile trace's count must not make billions of them). */
 static int emu_vk_new_image(emu_vk_builder *b, VkImage h, VkFormat format, uint32_t mips, uint32_t layers)
 {
 	emu_vk_image im;
 
-	im.mips = mips ? mips : 1;
+	im.mips = !mips ? 1 : mips > 32 ? 32 : mips;
 	im.layers = layers ? layers : 1;
 	im.format = format;
 	im.alloc = emu_vk_alloc_new(b, EMU_VK_IMAGE, (uint64_t)h, (uint64_t)im.mips * im.layers);

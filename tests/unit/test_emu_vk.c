@@ -48,7 +48,9 @@
  *   an image of 2 mips by 2 layers, a copy into it and a copy out of it:
  *   a race on the same subresource (named by mip and layer), none on
  *   another mip or layer; a barrier on that subresource or the whole image
- *   orders them, one on another mip does not
+ *   orders them, one on another mip does not; with 2^32 - 1 mips (a
+ *   hostile count) a barrier on one layer of every mip still orders them,
+ *   at once
  *   a storage buffer written by a descriptor update template, into a set
  *   or pushed, raced by a copy on another queue: a possible race; none when
  *   the recorded pData stops before its descriptor
@@ -736,8 +738,8 @@ static void scen_push(const char *path, VkDescriptorType t)
  * subresources `bar` between, when bar.levelCount) copies subresources
  * `out` back to B's second half.  Subresources are told apart (wgpu
  * uploads each mip of a texture with its own copy, no barrier between). */
-static void scen_subres(const char *path, VkImageSubresourceLayers in, VkImageSubresourceRange bar,
-                        VkImageSubresourceLayers out)
+static void scen_subres_mips(const char *path, uint32_t mips, VkImageSubresourceLayers in,
+                             VkImageSubresourceRange bar, VkImageSubresourceLayers out)
 {
 	vkg g;
 	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 };
@@ -768,7 +770,7 @@ static void scen_subres(const char *path, VkImageSubresourceLayers in, VkImageSu
 	vkg_open(&g, path);
 	vkg_queue(&g, Q1, 0);
 	vkg_buffer(&g, BUF_B, 65536);
-	vkg_image(&g, 0x1a000, 16, 16, 2, 2, VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT); /* seq 3 */
+	vkg_image(&g, 0x1a000, 16, 16, mips, 2, VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT); /* seq 3 */
 	vkg_begin(&g, CB1);
 	vkg_call(&g, SBT_VK_CMD_vkCmdCopyBufferToImage, &c1); /* seq 5 */
 	if (bar.levelCount)
@@ -831,6 +833,12 @@ static void scen_template(const char *path, int push, size_t len)
 	else
 		vkg_call(&g, SBT_VK_CMD_vkCmdBindDescriptorSets, &bs);
 	vkg_dispatch_copy(&g);
+}
+
+static void scen_subres(const char *path, VkImageSubresourceLayers in, VkImageSubresourceRange bar,
+                        VkImageSubresourceLayers out)
+{
+	scen_subres_mips(path, 2, in, bar, out);
 }
 
 /* What the shader of scen_shader declares: the storage buffer at set 0,
@@ -1266,6 +1274,15 @@ int main(void)
 					fprintf(stderr, "subresource case %zu\n", i);
 				TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, sr[i].races);
 			}
+		}
+		/* a hostile mip count (2^32 - 1): a barrier on one layer of every
+		 * mip is split per mip, at most 32 of them, and still orders */
+		{
+			const VkImageSubresourceRange bar_l0 = { VK_IMAGE_ASPECT_COLOR_BIT, 0, VK_REMAINING_MIP_LEVELS, 0, 1 };
+
+			scen_subres_mips(p, UINT32_MAX, m0l0, bar_l0, m0l0);
+			run(p, &r);
+			TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
 		}
 	}
 
