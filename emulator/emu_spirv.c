@@ -38,6 +38,7 @@ enum {
 	SPV_ID_MAX = 1u << 22, /* ids a module may have here (Mesa's largest: far fewer) */
 };
 
+
 enum { ID_SET = 1, ID_BINDING = 2, ID_NONWRITABLE = 4, ID_BUFFER_BLOCK = 8, ID_VARIABLE = 16 };
 
 typedef struct spv_id {
@@ -174,6 +175,11 @@ int emu_spv_bindings(const uint32_t *code, size_t words, emu_spv_binding **out, 
 		if (k < n) { /* two variables on one binding (aliases) */
 			v[k].writes |= e.writes;
 			continue;
+		}
+		if (n == EMU_SPV_BINDINGS_MAX) { /* a hostile count: not read */
+			free(v);
+			free(id);
+			return -1;
 		}
 		if (n == cap) {
 			emu_spv_binding *nv = realloc(v, (cap = cap ? cap * 2 : 8) * sizeof(*v));

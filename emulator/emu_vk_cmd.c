@@ -551,6 +551,8 @@ static int emu_vk_write_set(emu_vk_builder *b, emu_vk_set *s, const VkWriteDescr
 	return 0;
 }
 
+#define EMU_VK_TMPL_SAME_MAX 4096 /* elements of a stride-0 template entry read */
+
 /* The pData of a template update (len bytes, as recorded) into set s: each
  * entry's descriptors as one-descriptor writes (emu_vk_write_set); what
  * lies past len, and inline uniform blocks, are left out. */
@@ -564,9 +566,12 @@ static int emu_vk_write_tmpl(emu_vk_builder *b, emu_vk_set *s, VkDescriptorUpdat
 		return 0;
 	for (size_t e = 0; e < b->tmpl.v[ti].e.n; e++) {
 		const VkDescriptorUpdateTemplateEntry en = b->tmpl.v[ti].e.v[e];
+		/* a stride of 0 gives every element the same bytes: the pData's
+		 * length does not bound the count then, a cap does */
+		uint32_t n = !en.stride && en.descriptorCount > EMU_VK_TMPL_SAME_MAX ? EMU_VK_TMPL_SAME_MAX :
+		                                                                      en.descriptorCount;
 
-		for (uint32_t i = 0; en.descriptorType != VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK &&
-		                     i < en.descriptorCount; i++) {
+		for (uint32_t i = 0; en.descriptorType != VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK && i < n; i++) {
 			VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET };
 			VkDescriptorBufferInfo bi;
 			VkDescriptorImageInfo ii;
@@ -1201,6 +1206,8 @@ static int emu_vk_shader_merge(emu_vk_shader *to, const emu_vk_shader *from)
 				break;
 		if (k < to->b.n)
 			to->b.v[k].writes |= from->b.v[i].writes;
+		else if (to->b.n == EMU_SPV_BINDINGS_MAX)
+			to->known = 0; /* a hostile count: every descriptor counts */
 		else if (EMU_PUSH(to->b, from->b.v[i]) != 0)
 			return -1;
 	}

@@ -3,7 +3,8 @@
  * SPIR-V (emulator/emu_spirv.c), on a shader glslang compiled for this
  * project: vk_compute.comp declares a uniform block (read), a readonly
  * storage block (read) and a writeonly one (written through), each in set
- * 0.  Then the reader on 20,000 mutants of that module (words changed,
+ * 0; a module of EMU_SPV_BINDINGS_MAX bindings is read, one of more is
+ * not (a hostile count).  Then the reader on 20,000 mutants of that module (words changed,
  * flipped, cut short): each answer is "not read" or a list of bindings,
  * never a crash (the sanitizer builds run this too).
  */
@@ -31,6 +32,25 @@ static uint32_t *load(const char *path, size_t *words)
 	fclose(f);
 	*words = (size_t)n / 4;
 	return w;
+}
+
+/* A module of n storage block variables, each at set 0 and a binding of
+ * its own (w: room for 5 + 12 * n + 16 words). */
+static size_t many(uint32_t *w, uint32_t n)
+{
+	size_t k = 0;
+
+	w[k++] = 0x07230203, w[k++] = 0x00010300, w[k++] = 0, w[k++] = 4 + n, w[k++] = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		w[k++] = (4u << 16) | 71, w[k++] = 4 + i, w[k++] = 34, w[k++] = 0; /* DescriptorSet 0 */
+		w[k++] = (4u << 16) | 71, w[k++] = 4 + i, w[k++] = 33, w[k++] = i; /* Binding i */
+	}
+	w[k++] = (4u << 16) | 21, w[k++] = 1, w[k++] = 32, w[k++] = 0; /* uint */
+	w[k++] = (3u << 16) | 30, w[k++] = 2, w[k++] = 1;              /* struct { uint } */
+	w[k++] = (4u << 16) | 32, w[k++] = 3, w[k++] = 12, w[k++] = 2; /* StorageBuffer pointer */
+	for (uint32_t i = 0; i < n; i++)
+		w[k++] = (4u << 16) | 59, w[k++] = 3, w[k++] = 4 + i, w[k++] = 12;
+	return k;
 }
 
 static const emu_spv_binding *find(const emu_spv_binding *v, size_t n, uint32_t set, uint32_t binding)
@@ -69,6 +89,22 @@ int main(void)
 	TST_CHECK(emu_spv_bindings(m, words, &v, &n) == -1 && v == NULL && n == 0);
 	TST_CHECK(emu_spv_bindings(code, 4, &v, &n) == -1);
 	TST_CHECK(emu_spv_bindings(NULL, 0, &v, &n) == -1);
+
+	/* as many bindings as are read, and one more: not read */
+	{
+		uint32_t *w = malloc((5 + 12 * (size_t)(EMU_SPV_BINDINGS_MAX + 1) + 16) * 4);
+		size_t nw;
+
+		TST_REQUIRE(w != NULL);
+		nw = many(w, EMU_SPV_BINDINGS_MAX);
+		TST_CHECK(emu_spv_bindings(w, nw, &v, &n) == 0);
+		TST_CHECK_EQ_U64(n, EMU_SPV_BINDINGS_MAX);
+		TST_CHECK(n && v[n - 1].writes);
+		free(v);
+		nw = many(w, EMU_SPV_BINDINGS_MAX + 1);
+		TST_CHECK(emu_spv_bindings(w, nw, &v, &n) == -1 && v == NULL);
+		free(w);
+	}
 
 	for (int i = 0; i < 20000; i++) {
 		size_t len = words;

@@ -53,7 +53,8 @@
  *   at once
  *   a storage buffer written by a descriptor update template, into a set
  *   or pushed, raced by a copy on another queue: a possible race; none when
- *   the recorded pData stops before its descriptor
+ *   the recorded pData stops before its descriptor; an entry of 2^32 - 1
+ *   elements of stride 0 is read at once
  *   storage descriptors of one buffer used by dispatches on two queues
  *   with a compute pipeline bound: a possible race when its shader writes
  *   through the binding (or through one member of two, or an old-style
@@ -787,10 +788,10 @@ static void scen_subres_mips(const char *path, uint32_t mips, VkImageSubresource
  * A to B, unordered.  pData holds B first and A at offset 40 (the entry's
  * offset), as a program lays out its own structure.  len: the template data
  * recorded (short: A's descriptor cut off). */
-static void scen_template(const char *path, int push, size_t len)
+static void scen_template_entry(const char *path, int push, size_t len, uint32_t count, size_t stride)
 {
 	vkg g;
-	VkDescriptorUpdateTemplateEntry en = { 0, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 40, 24 };
+	VkDescriptorUpdateTemplateEntry en = { 0, 0, count, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 40, stride };
 	VkDescriptorUpdateTemplateCreateInfo tci = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO };
 	VkDescriptorUpdateTemplate t = (VkDescriptorUpdateTemplate)(uintptr_t)0x5300;
 	sbt_vk_args_vkCreateDescriptorUpdateTemplate ct = { VRG_DEV, &tci, NULL, &t, VK_SUCCESS };
@@ -839,6 +840,11 @@ static void scen_subres(const char *path, VkImageSubresourceLayers in, VkImageSu
                         VkImageSubresourceLayers out)
 {
 	scen_subres_mips(path, 2, in, bar, out);
+}
+
+static void scen_template(const char *path, int push, size_t len)
+{
+	scen_template_entry(path, push, len, 1, 24);
 }
 
 /* What the shader of scen_shader declares: the storage buffer at set 0,
@@ -1300,6 +1306,10 @@ int main(void)
 	scen_template(p, 1, 48);
 	run(p, &r);
 	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	/* 2^32 - 1 elements of stride 0 (every one A): read, at once */
+	scen_template_entry(p, 0, 64, UINT32_MAX, 0);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.possible, 1);
 
 	/* the bound pipeline's shader says which bindings are reached and
 	 * which written through */
