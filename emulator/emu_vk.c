@@ -931,6 +931,8 @@ emu_status emu_vk_build(emu_graph *g, sbt_mem *mem, char *err, size_t errlen)
 	sbt_status ss;
 	sbt_record rec;
 	size_t argmax = 0;
+	sbt_vk_reader_blobs blobs;
+	sbt_vk_decode_hooks hooks = { &blobs, NULL, sbt_vk_load_reader_blob };
 
 	memset(&b, 0, sizeof(b));
 	b.g = g;
@@ -953,10 +955,13 @@ emu_status emu_vk_build(emu_graph *g, sbt_mem *mem, char *err, size_t errlen)
 		st = EMU_ERR_NOMEM;
 		goto out;
 	}
+	blobs.r = g->r;
+	blobs.arena = b.arena;
 	while ((ss = sbt_reader_next(g->r, &rec)) == SBT_OK) {
 		enum sbt_vk_cmd cmd;
 		emu_vk_handler h;
 		sbt_vk_status vs;
+		int reads_code;
 
 		if (sbt_mem_record(mem, &rec, NULL) != 0 || emu_captimes_record(g, &rec) != 0) {
 			st = EMU_ERR_NOMEM;
@@ -972,18 +977,13 @@ emu_status emu_vk_build(emu_graph *g, sbt_mem *mem, char *err, size_t errlen)
 		sbt_vk_arena_reset(b.arena);
 		/* shader code is read (emu_spirv.c): its blobs are loaded, and
 		 * where the trace lacks one the code counts as absent */
-		vs = SBT_VK_ERR_BLOB;
-		if (cmd == SBT_VK_CMD_vkCreateShaderModule || cmd == SBT_VK_CMD_vkCreateComputePipelines ||
-		    cmd == SBT_VK_CMD_vkCreateGraphicsPipelines) {
-			sbt_vk_reader_blobs blobs = { g->r, b.arena };
-			sbt_vk_decode_hooks hooks = { &blobs, NULL, sbt_vk_load_reader_blob };
-
-			vs = sbt_vk_decode(cmd, rec.payload, rec.payload_len, b.arena, b.args, &hooks);
-			if (vs == SBT_VK_ERR_BLOB)
-				sbt_vk_arena_reset(b.arena);
-		}
-		if (vs == SBT_VK_ERR_BLOB)
+		reads_code = cmd == SBT_VK_CMD_vkCreateShaderModule || cmd == SBT_VK_CMD_vkCreateComputePipelines ||
+		             cmd == SBT_VK_CMD_vkCreateGraphicsPipelines;
+		vs = sbt_vk_decode(cmd, rec.payload, rec.payload_len, b.arena, b.args, reads_code ? &hooks : NULL);
+		if (vs == SBT_VK_ERR_BLOB && reads_code) {
+			sbt_vk_arena_reset(b.arena);
 			vs = sbt_vk_decode(cmd, rec.payload, rec.payload_len, b.arena, b.args, NULL);
+		}
 		if (vs != SBT_VK_OK) {
 			snprintf(err, errlen, "%s: seq %llu (%s): %s: %s%s%s", g->path, (unsigned long long)rec.seq,
 			         sbt_reader_type_name(g->r, rec.type), emu_strerror(EMU_ERR_CORRUPT), sbt_vk_strerror(vs),
@@ -1054,12 +1054,12 @@ int emu_vk_before(const emu_graph *g, const emu_access *a, const emu_access *b, 
 	if (!(a->mode & (EMU_A_WRITE | EMU_A_MAYWRITE)))
 		return 1;
 	mb = &g->vk->mbar[na->stream];
-	if (!g->vk->vis && a >= g->acc.v && a < g->acc.v + g->acc.n)
-		g->vk->vis = calloc(g->acc.n, sizeof(emu_vk_vis));
-	if (g->vk->vis && a >= g->acc.v && a < g->acc.v + g->acc.n)
+	if (!g->vk->vis && (g->vk->vis = calloc(g->acc.n, sizeof(emu_vk_vis))) != NULL)
+		g->vk->nvis = g->acc.n;
+	if (a >= g->acc.v && (size_t)(a - g->acc.v) < g->vk->nvis)
 		v = &g->vk->vis[a - g->acc.v];
 	else
-		v = &one; /* out of memory: looked at anew each time */
+		v = &one; /* out of memory, or not one of g's accesses: looked at anew */
 	if (!v->next) {
 		lo = 0;
 		hi = mb->n;

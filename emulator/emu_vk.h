@@ -93,6 +93,7 @@ struct emu_vk_graph {
 	emu_vk_mbarvec *mbar;         /* per stream, in order of `after` */
 	size_t nmbar;
 	emu_vk_vis *vis;              /* by access index, made when first needed (emu_vk_before) */
+	size_t nvis;
 	/* the submits (vkQueueSubmit*) each of whose batches is a step, by
 	 * seq: those a sampled order may move (emu_order.c) */
 	EMU_VEC(uint64_t) whole;

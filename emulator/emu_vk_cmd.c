@@ -280,8 +280,10 @@ static int emu_vk_acc_img(emu_vk_builder *b, emu_vk_cb *c, VkImage img, emu_vk_s
 	return 0;
 }
 
-/* The buffer side of a buffer<->image copy: the rows it touches when the
- * image format's texel size is known, else from the offset to the end. */
+/* One region of a buffer<->image copy: the image's subresources it names,
+ * and the buffer's rows it touches when the image format's texel size is
+ * known, else the buffer from the offset to the end.  mode is the
+ * buffer's (EMU_A_READ or EMU_A_WRITE); the image's is the other. */
 static int emu_vk_acc_bufimg(emu_vk_builder *b, emu_vk_cb *c, VkBuffer buf, VkImage img,
                              const VkBufferImageCopy *r, uint32_t mode)
 {
@@ -295,6 +297,9 @@ static int emu_vk_acc_bufimg(emu_vk_builder *b, emu_vk_cb *c, VkBuffer buf, VkIm
 	if (t && w && h && r->imageExtent.depth)
 		size = t * (w * h * ((uint64_t)r->imageExtent.depth * layers - 1) +
 		            w * (r->imageExtent.height - 1) + r->imageExtent.width);
+	if (emu_vk_acc_img(b, c, img, emu_vk_sub_layers(&r->imageSubresource),
+	                   mode == EMU_A_READ ? EMU_A_WRITE : EMU_A_READ) != 0)
+		return -1;
 	return emu_vk_acc_buf(b, c, buf, r->bufferOffset, size, mode);
 }
 
@@ -794,18 +799,14 @@ static int emu_vk_r_transfer(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 		const sbt_vk_args_vkCmdCopyBufferToImage *a = b->args;
 
 		for (uint32_t i = 0; i < a->regionCount && a->pRegions && st == 0; i++)
-			st = emu_vk_acc_img(b, c, a->dstImage, emu_vk_sub_layers(&a->pRegions[i].imageSubresource),
-			                    EMU_A_WRITE) |
-			     emu_vk_acc_bufimg(b, c, a->srcBuffer, a->dstImage, &a->pRegions[i], EMU_A_READ);
+			st = emu_vk_acc_bufimg(b, c, a->srcBuffer, a->dstImage, &a->pRegions[i], EMU_A_READ);
 		break;
 	}
 	case SBT_VK_CMD_vkCmdCopyImageToBuffer: {
 		const sbt_vk_args_vkCmdCopyImageToBuffer *a = b->args;
 
 		for (uint32_t i = 0; i < a->regionCount && a->pRegions && st == 0; i++)
-			st = emu_vk_acc_img(b, c, a->srcImage, emu_vk_sub_layers(&a->pRegions[i].imageSubresource),
-			                    EMU_A_READ) |
-			     emu_vk_acc_bufimg(b, c, a->dstBuffer, a->srcImage, &a->pRegions[i], EMU_A_WRITE);
+			st = emu_vk_acc_bufimg(b, c, a->dstBuffer, a->srcImage, &a->pRegions[i], EMU_A_WRITE);
 		break;
 	}
 	case SBT_VK_CMD_vkCmdCopyBufferToImage2:
@@ -820,8 +821,7 @@ static int emu_vk_r_transfer(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 			VkBufferImageCopy r1 = { r->bufferOffset, r->bufferRowLength, r->bufferImageHeight,
 				                 r->imageSubresource, r->imageOffset, r->imageExtent };
 
-			st = emu_vk_acc_img(b, c, a->dstImage, emu_vk_sub_layers(&r->imageSubresource), EMU_A_WRITE) |
-			     emu_vk_acc_bufimg(b, c, a->srcBuffer, a->dstImage, &r1, EMU_A_READ);
+			st = emu_vk_acc_bufimg(b, c, a->srcBuffer, a->dstImage, &r1, EMU_A_READ);
 		}
 		break;
 	}
@@ -837,8 +837,7 @@ static int emu_vk_r_transfer(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 			VkBufferImageCopy r1 = { r->bufferOffset, r->bufferRowLength, r->bufferImageHeight,
 				                 r->imageSubresource, r->imageOffset, r->imageExtent };
 
-			st = emu_vk_acc_img(b, c, a->srcImage, emu_vk_sub_layers(&r->imageSubresource), EMU_A_READ) |
-			     emu_vk_acc_bufimg(b, c, a->dstBuffer, a->srcImage, &r1, EMU_A_WRITE);
+			st = emu_vk_acc_bufimg(b, c, a->dstBuffer, a->srcImage, &r1, EMU_A_WRITE);
 		}
 		break;
 	}
