@@ -173,6 +173,20 @@ static const emu_vk_sig *emu_vk_wait_sig(emu_vk_builder *b, VkSemaphore h, uint6
 	return best;
 }
 
+/* The signal a timeline semaphore's value seen by the host says has
+ * happened: the last one submitted whose value is at most value (NULL:
+ * none, or not a timeline semaphore). */
+static const emu_vk_sig *emu_vk_seen_sig(emu_vk_builder *b, VkSemaphore h, uint64_t value)
+{
+	uint32_t i = emu_vk_map_get(&b->sems, (uint64_t)h);
+	const emu_vk_sem *s = i == EMU_NONE ? NULL : &b->sem.v[i];
+
+	for (size_t k = s && s->timeline ? s->sigs.n : 0; k > 0; k--)
+		if (s->sigs.v[k - 1].value <= value)
+			return &s->sigs.v[k - 1];
+	return NULL;
+}
+
 /* ---- submits and host waits ------------------------------------------------------------- */
 
 /* Dependencies of the step being made: one per step, kept in b->tmp. */
@@ -676,6 +690,15 @@ static int emu_vk_r_sync(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 		}
 		return 0;
 	}
+	case SBT_VK_CMD_vkGetSemaphoreCounterValue:
+	case SBT_VK_CMD_vkGetSemaphoreCounterValueKHR: {
+		/* the host saw the value: the last signal submitted that reached
+		 * no more than it has happened, as a wait for it would say */
+		const sbt_vk_args_vkGetSemaphoreCounterValue *a = b->args;
+		const emu_vk_sig *x = a->ret == VK_SUCCESS && a->pValue ? emu_vk_seen_sig(b, a->semaphore, *a->pValue) : NULL;
+
+		return x ? emu_vk_host_waits(b, x) : 0;
+	}
 	case SBT_VK_CMD_vkSignalSemaphore:
 	case SBT_VK_CMD_vkSignalSemaphoreKHR: {
 		const sbt_vk_args_vkSignalSemaphore *a = b->args;
@@ -821,6 +844,8 @@ static emu_vk_handler emu_vk_handler_of(enum sbt_vk_cmd cmd)
 	case SBT_VK_CMD_vkDeviceWaitIdle:
 	case SBT_VK_CMD_vkWaitSemaphores:
 	case SBT_VK_CMD_vkWaitSemaphoresKHR:
+	case SBT_VK_CMD_vkGetSemaphoreCounterValue:
+	case SBT_VK_CMD_vkGetSemaphoreCounterValueKHR:
 	case SBT_VK_CMD_vkSignalSemaphore:
 	case SBT_VK_CMD_vkSignalSemaphoreKHR:
 	case SBT_VK_CMD_vkQueuePresentKHR:
@@ -885,8 +910,10 @@ static void emu_vk_builder_finish(emu_vk_builder *b)
 		free(b->q.v[i].batch_step.v);
 	for (size_t i = 0; i < b->sem.n; i++)
 		free(b->sem.v[i].sigs.v);
-	for (size_t i = 0; i < b->rpass.n; i++)
+	for (size_t i = 0; i < b->rpass.n; i++) {
 		free(b->rpass.v[i].deps.v);
+		free(b->rpass.v[i].mode.v);
+	}
 	free(b->rpass.v);
 	for (size_t i = 0; i < b->fb.n; i++)
 		free(b->fb.v[i].att.v);

@@ -9,7 +9,9 @@
  *     binary semaphore          no race, one cross-queue edge, the copy after
  *                               the fill (makespan 2002 + 5001 = 7003)
  *     semaphore waited at the compute stage only: the copy is not covered
- *     timeline value 5 signaled, 3 waited: ordered; 7 waited: not
+ *     timeline value 5 signaled, 3 waited: ordered; 7 waited: not; 5 seen
+ *     by the host's vkGetSemaphoreCounterValue before the copy's submit:
+ *     ordered; 4 seen: not
  *     fence + vkWaitForFences: ordered; the same wait timing out: not; the
  *     wait on another thread before the second submit: ordered; after: not
  *   one queue:
@@ -342,13 +344,16 @@ static void vkg_dispatch_copy(vkg *g)
 	vkg_close(g);
 }
 
-enum { CROSS_NONE, CROSS_SEM, CROSS_SEM_COMPUTE, CROSS_TL_MET, CROSS_TL_UNMET, CROSS_FENCE, CROSS_FENCE_TIMEOUT,
-       CROSS_FENCE_THREAD, CROSS_FENCE_THREAD_LATE };
+enum { CROSS_NONE, CROSS_SEM, CROSS_SEM_COMPUTE, CROSS_TL_MET, CROSS_TL_UNMET, CROSS_TL_SEEN, CROSS_TL_SEEN_LOW,
+       CROSS_FENCE, CROSS_FENCE_TIMEOUT, CROSS_FENCE_THREAD, CROSS_FENCE_THREAD_LATE };
 
 /* Q1 fills A (4096 bytes), Q2 copies A's first 1024 bytes to B, ordered
  * as mode says.  The two CROSS_FENCE_THREAD modes wait for the fence on
  * thread 2 (zink's pattern: one thread waits, another submits), before the
- * second submit or (LATE) after it. */
+ * second submit or (LATE) after it.  The CROSS_TL_SEEN modes signal a
+ * timeline semaphore to 5 and poll it with vkGetSemaphoreCounterValue
+ * before the second submit (vk_compute --timeline's and wgpu's pattern),
+ * which returns 5 (or, LOW, 4). */
 static void scen_cross(const char *path, int mode)
 {
 	vkg g;
@@ -367,11 +372,21 @@ static void scen_cross(const char *path, int mode)
 		b1.signal = b2.wait = SEM;
 		b1.signal_value = 5;
 		b2.wait_value = mode == CROSS_TL_MET ? 3 : 7;
+	} else if (mode == CROSS_TL_SEEN || mode == CROSS_TL_SEEN_LOW) {
+		vkg_semaphore(&g, SEM, 1);
+		b1.signal = SEM;
+		b1.signal_value = 5;
 	}
 	b2.wait_stage = mode == CROSS_SEM_COMPUTE ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_TRANSFER_BIT;
 	vkg_submit(&g, Q1, &b1, mode >= CROSS_FENCE ? FENCE : 0);
 	if (mode == CROSS_FENCE || mode == CROSS_FENCE_TIMEOUT)
 		vkg_wait_fence(&g, FENCE, mode == CROSS_FENCE ? VK_SUCCESS : VK_TIMEOUT);
+	if (mode == CROSS_TL_SEEN || mode == CROSS_TL_SEEN_LOW) {
+		uint64_t now = mode == CROSS_TL_SEEN ? 5 : 4;
+		sbt_vk_args_vkGetSemaphoreCounterValue gv = { VRG_DEV, (VkSemaphore)(uintptr_t)SEM, &now, VK_SUCCESS };
+
+		vkg_call(&g, SBT_VK_CMD_vkGetSemaphoreCounterValue, &gv);
+	}
 	g.thread = 2;
 	if (mode == CROSS_FENCE_THREAD)
 		vkg_wait_fence(&g, FENCE, VK_SUCCESS);
@@ -1016,6 +1031,17 @@ int main(void)
 	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
 	TST_CHECK_EQ_U64(r.s.cross_edges, 1);
 	scen_cross(p, CROSS_TL_UNMET);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed, 1);
+	TST_CHECK_EQ_U64(r.s.cross_edges, 0);
+
+	/* a timeline value the host polled: 5 seen orders what the signal of
+	 * 5 covers, before the next submit; 4 seen does not */
+	scen_cross(p, CROSS_TL_SEEN);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	TST_CHECK_EQ_U64(r.s.cross_edges, 1);
+	scen_cross(p, CROSS_TL_SEEN_LOW);
 	run(p, &r);
 	TST_CHECK_EQ_U64(r.n.confirmed, 1);
 	TST_CHECK_EQ_U64(r.s.cross_edges, 0);
