@@ -101,8 +101,12 @@ typedef struct emu_vk_rpdep {
 	VkAccessFlags2 srca, dsta;
 } emu_vk_rpdep;
 
+/* A render pass: its external dependencies, and per attachment the
+ * accesses its instance makes (EMU_A_*: load and store operations, layout
+ * transitions, what its subpasses use it as; 0: none). */
 typedef struct emu_vk_rpass {
 	EMU_VEC(emu_vk_rpdep) deps;
+	EMU_VEC(uint8_t) mode;
 } emu_vk_rpass;
 
 /* A buffer view or image view: what it names (an image view: the range of

@@ -992,22 +992,245 @@ static int emu_vk_r_barrier(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 	}
 }
 
-/* The subresources an image view names, as an attachment written (if known). */
-static int emu_vk_acc_view(emu_vk_builder *b, emu_vk_cb *c, VkImageView v)
+/* ---- render pass attachments ------------------------------------------------- */
+
+static int emu_vk_has_depth(VkFormat f)
+{
+	return f == VK_FORMAT_D16_UNORM || f == VK_FORMAT_X8_D24_UNORM_PACK32 || f == VK_FORMAT_D32_SFLOAT ||
+	       f == VK_FORMAT_D16_UNORM_S8_UINT || f == VK_FORMAT_D24_UNORM_S8_UINT ||
+	       f == VK_FORMAT_D32_SFLOAT_S8_UINT;
+}
+
+static int emu_vk_has_stencil(VkFormat f)
+{
+	return f == VK_FORMAT_S8_UINT || f == VK_FORMAT_D16_UNORM_S8_UINT || f == VK_FORMAT_D24_UNORM_S8_UINT ||
+	       f == VK_FORMAT_D32_SFLOAT_S8_UINT;
+}
+
+/* The access of a load operation: LOAD reads, CLEAR and DONT_CARE write,
+ * NONE makes none (an unknown one: both). */
+static uint32_t emu_vk_load_mode(VkAttachmentLoadOp op)
+{
+	switch (op) {
+	case VK_ATTACHMENT_LOAD_OP_LOAD:
+		return EMU_A_READ;
+	case VK_ATTACHMENT_LOAD_OP_CLEAR:
+	case VK_ATTACHMENT_LOAD_OP_DONT_CARE:
+		return EMU_A_WRITE;
+	case VK_ATTACHMENT_LOAD_OP_NONE_EXT:
+		return 0;
+	default:
+		return EMU_A_READ | EMU_A_WRITE;
+	}
+}
+
+/* The access of a store operation: STORE and DONT_CARE write (also for an
+ * attachment only read: the specification counts both as writes), NONE
+ * makes none. */
+static uint32_t emu_vk_store_mode(VkAttachmentStoreOp op)
+{
+	return op == VK_ATTACHMENT_STORE_OP_NONE ? 0 : EMU_A_WRITE;
+}
+
+/* Whether a depth/stencil attachment in layout l may be written in its
+ * depth (stencil: 0) or stencil (1) aspect by the commands that use it. */
+static int emu_vk_ds_writable(VkImageLayout l, int stencil)
+{
+	switch (l) {
+	case VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL:
+	case VK_IMAGE_LAYOUT_READ_ONLY_OPTIMAL:
+		return 0;
+	case VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_STENCIL_ATTACHMENT_OPTIMAL:
+	case VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL:
+		return stencil;
+	case VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_STENCIL_READ_ONLY_OPTIMAL:
+	case VK_IMAGE_LAYOUT_STENCIL_READ_ONLY_OPTIMAL:
+		return !stencil;
+	default:
+		return 1;
+	}
+}
+
+/* One attachment of a render pass being read (emu_vk_new_render_pass):
+ * its format, operations and layouts (the stencil aspect's may differ). */
+typedef struct emu_vk_att {
+	VkFormat format;
+	VkAttachmentLoadOp load, sload;
+	VkAttachmentStoreOp store, sstore;
+	VkImageLayout init, fin, sinit, sfin;
+} emu_vk_att;
+
+enum { EMU_VK_USE_INPUT, EMU_VK_USE_COLOR, EMU_VK_USE_RESOLVE, EMU_VK_USE_DS };
+
+/* The accesses of attachment t without its uses: its load and store
+ * operations (a depth/stencil format's stencil aspect by its stencil
+ * operations), and a write where its final layout is not its first. */
+static uint8_t emu_vk_att_mode(const emu_vk_att *t)
+{
+	int d = emu_vk_has_depth(t->format), st = emu_vk_has_stencil(t->format);
+	uint32_t m = 0;
+
+	if (d || !st)
+		m |= emu_vk_load_mode(t->load) | emu_vk_store_mode(t->store);
+	if (st)
+		m |= emu_vk_load_mode(t->sload) | emu_vk_store_mode(t->sstore);
+	if (t->fin != t->init || (st && t->sfin != t->sinit))
+		m |= EMU_A_WRITE;
+	return (uint8_t)m;
+}
+
+/* The accesses a subpass's use of attachment t in layout l (stencil
+ * aspect: sl) adds: an input attachment is read, a color attachment read
+ * (blending) and written, a resolve attachment written, a depth/stencil
+ * attachment read and, unless each aspect it has is in a read-only
+ * layout, written; a layout other than the first is a transition, a
+ * write. */
+static uint8_t emu_vk_use_mode(const emu_vk_att *t, int use, VkImageLayout l, VkImageLayout sl)
+{
+	int d = emu_vk_has_depth(t->format), st = emu_vk_has_stencil(t->format);
+	uint32_t m = 0;
+
+	switch (use) {
+	case EMU_VK_USE_INPUT:
+		m = EMU_A_READ;
+		break;
+	case EMU_VK_USE_COLOR:
+		m = EMU_A_READ | EMU_A_WRITE;
+		break;
+	case EMU_VK_USE_RESOLVE:
+		m = EMU_A_WRITE;
+		break;
+	default:
+		m = EMU_A_READ;
+		if ((d && emu_vk_ds_writable(l, 0)) || (st && emu_vk_ds_writable(sl, 1)) || (!d && !st))
+			m |= EMU_A_WRITE;
+		break;
+	}
+	if (l != t->init || (st && sl != t->sinit))
+		m |= EMU_A_WRITE;
+	return (uint8_t)m;
+}
+
+/* The uses of count attachment references (VkAttachmentReference, or with
+ * v2 VkAttachmentReference2 and its stencil layout) added to rp->mode; an
+ * index past the attachments (invalid usage) adds nothing. */
+static void emu_vk_use_refs(emu_vk_rpass *rp, const emu_vk_att *t, int use, const void *refs, uint32_t count,
+                            int v2)
+{
+	for (uint32_t k = 0; refs && k < count; k++) {
+		uint32_t a;
+		VkImageLayout l, sl;
+
+		if (v2) {
+			const VkAttachmentReference2 *r = &((const VkAttachmentReference2 *)refs)[k];
+
+			a = r->attachment;
+			l = sl = r->layout;
+			for (const VkBaseInStructure *p = r->pNext; p; p = p->pNext)
+				if (p->sType == VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_STENCIL_LAYOUT)
+					sl = ((const VkAttachmentReferenceStencilLayout *)p)->stencilLayout;
+		} else {
+			a = ((const VkAttachmentReference *)refs)[k].attachment;
+			l = sl = ((const VkAttachmentReference *)refs)[k].layout;
+		}
+		if (a != VK_ATTACHMENT_UNUSED && a < rp->mode.n)
+			rp->mode.v[a] |= emu_vk_use_mode(&t[a], use, l, sl);
+	}
+}
+
+/* rp->mode of a render pass from its attachment descriptions (ci is a
+ * VkRenderPassCreateInfo, or with v2 a VkRenderPassCreateInfo2) and the
+ * uses its subpasses name. */
+static int emu_vk_rpass_modes(emu_vk_rpass *rp, const void *ci, int v2)
+{
+	const VkRenderPassCreateInfo *c1 = ci;
+	const VkRenderPassCreateInfo2 *c2 = ci;
+	uint32_t n = v2 ? (c2->pAttachments ? c2->attachmentCount : 0) : (c1->pAttachments ? c1->attachmentCount : 0);
+	uint32_t ns = v2 ? (c2->pSubpasses ? c2->subpassCount : 0) : (c1->pSubpasses ? c1->subpassCount : 0);
+	emu_vk_att *t = calloc(n ? n : 1, sizeof(*t));
+
+	rp->mode.v = calloc(n ? n : 1, 1);
+	if (!t || !rp->mode.v) {
+		free(t);
+		return -1;
+	}
+	rp->mode.n = rp->mode.cap = n;
+	for (uint32_t i = 0; i < n; i++) {
+		if (v2) {
+			const VkAttachmentDescription2 *x = &c2->pAttachments[i];
+
+			t[i] = (emu_vk_att){ x->format, x->loadOp, x->stencilLoadOp, x->storeOp, x->stencilStoreOp,
+				             x->initialLayout, x->finalLayout, x->initialLayout, x->finalLayout };
+			for (const VkBaseInStructure *p = x->pNext; p; p = p->pNext)
+				if (p->sType == VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_STENCIL_LAYOUT) {
+					t[i].sinit = ((const VkAttachmentDescriptionStencilLayout *)p)->stencilInitialLayout;
+					t[i].sfin = ((const VkAttachmentDescriptionStencilLayout *)p)->stencilFinalLayout;
+				}
+		} else {
+			const VkAttachmentDescription *x = &c1->pAttachments[i];
+
+			t[i] = (emu_vk_att){ x->format, x->loadOp, x->stencilLoadOp, x->storeOp, x->stencilStoreOp,
+				             x->initialLayout, x->finalLayout, x->initialLayout, x->finalLayout };
+		}
+		rp->mode.v[i] = emu_vk_att_mode(&t[i]);
+	}
+	for (uint32_t s = 0; s < ns; s++) {
+		if (v2) {
+			const VkSubpassDescription2 *sp = &c2->pSubpasses[s];
+
+			emu_vk_use_refs(rp, t, EMU_VK_USE_INPUT, sp->pInputAttachments, sp->inputAttachmentCount, 1);
+			emu_vk_use_refs(rp, t, EMU_VK_USE_COLOR, sp->pColorAttachments, sp->colorAttachmentCount, 1);
+			emu_vk_use_refs(rp, t, EMU_VK_USE_RESOLVE, sp->pResolveAttachments, sp->colorAttachmentCount, 1);
+			emu_vk_use_refs(rp, t, EMU_VK_USE_DS, sp->pDepthStencilAttachment, 1, 1);
+			for (const VkBaseInStructure *p = sp->pNext; p; p = p->pNext)
+				if (p->sType == VK_STRUCTURE_TYPE_SUBPASS_DESCRIPTION_DEPTH_STENCIL_RESOLVE)
+					emu_vk_use_refs(rp, t, EMU_VK_USE_RESOLVE,
+					                ((const VkSubpassDescriptionDepthStencilResolve *)p)->pDepthStencilResolveAttachment,
+					                1, 1);
+				else if (p->sType == VK_STRUCTURE_TYPE_FRAGMENT_SHADING_RATE_ATTACHMENT_INFO_KHR)
+					emu_vk_use_refs(rp, t, EMU_VK_USE_INPUT,
+					                ((const VkFragmentShadingRateAttachmentInfoKHR *)p)->pFragmentShadingRateAttachment,
+					                1, 1);
+		} else {
+			const VkSubpassDescription *sp = &c1->pSubpasses[s];
+
+			emu_vk_use_refs(rp, t, EMU_VK_USE_INPUT, sp->pInputAttachments, sp->inputAttachmentCount, 0);
+			emu_vk_use_refs(rp, t, EMU_VK_USE_COLOR, sp->pColorAttachments, sp->colorAttachmentCount, 0);
+			emu_vk_use_refs(rp, t, EMU_VK_USE_RESOLVE, sp->pResolveAttachments, sp->colorAttachmentCount, 0);
+			emu_vk_use_refs(rp, t, EMU_VK_USE_DS, sp->pDepthStencilAttachment, 1, 0);
+		}
+	}
+	free(t);
+	return 0;
+}
+
+/* The subresources an image view names, as an attachment accessed in mode
+ * (if the view is known). */
+static int emu_vk_acc_view(emu_vk_builder *b, emu_vk_cb *c, VkImageView v, uint32_t mode)
 {
 	uint32_t vi = emu_vk_map_get(&b->iviews, (uint64_t)v);
 	const emu_vk_view *w = vi == EMU_NONE ? NULL : &b->view.v[vi];
 
-	return w ? emu_vk_acc(c, w->alloc, w->lo, w->hi, EMU_A_READ | EMU_A_WRITE) : 0;
+	return w && mode ? emu_vk_acc(c, w->alloc, w->lo, w->hi, mode) : 0;
+}
+
+/* The accesses of attachment i of render pass rp (NULL: one the trace did
+ * not create, read and written). */
+static uint32_t emu_vk_att_access(const emu_vk_rpass *rp, size_t i)
+{
+	return rp && i < rp->mode.n ? rp->mode.v[i] : EMU_A_READ | EMU_A_WRITE;
 }
 
 /* The attachments of a render pass instance: one command ("render_pass")
- * where it begins, reading and writing each attachment image (load and
- * store operations, and every draw's attachment output: draws inside one
- * instance are ordered for their attachments, so they are not split). */
-static int emu_vk_pass_node(emu_vk_builder *b, emu_vk_cb *c, const VkRenderPassBeginInfo *rb)
+ * where it begins, accessing each attachment image as render pass ri says
+ * (emu_vk_rpass: load and store operations, layout transitions, and every
+ * draw's attachment use; draws inside one instance are ordered for their
+ * attachments, so they are not split; a render pass not seen: read and
+ * written). */
+static int emu_vk_pass_node(emu_vk_builder *b, emu_vk_cb *c, uint32_t ri, const VkRenderPassBeginInfo *rb)
 {
 	uint32_t fi = rb ? emu_vk_map_get(&b->fbs, (uint64_t)rb->framebuffer) : EMU_NONE;
+	const emu_vk_rpass *rp = ri == EMU_NONE ? NULL : &b->rpass.v[ri];
 	const emu_vk_fb *fb;
 
 	if (fi == EMU_NONE)
@@ -1016,7 +1239,8 @@ static int emu_vk_pass_node(emu_vk_builder *b, emu_vk_cb *c, const VkRenderPassB
 		return -1;
 	fb = &b->fb.v[fi];
 	for (size_t i = 0; i < fb->att.n; i++)
-		if (emu_vk_acc(c, fb->att.v[i].alloc, fb->att.v[i].lo, fb->att.v[i].hi, EMU_A_READ | EMU_A_WRITE) != 0)
+		if (emu_vk_att_access(rp, i) &&
+		    emu_vk_acc(c, fb->att.v[i].alloc, fb->att.v[i].lo, fb->att.v[i].hi, emu_vk_att_access(rp, i)) != 0)
 			return -1;
 	if (fb->imageless)
 		for (const VkBaseInStructure *p = rb->pNext; p; p = p->pNext)
@@ -1024,7 +1248,7 @@ static int emu_vk_pass_node(emu_vk_builder *b, emu_vk_cb *c, const VkRenderPassB
 				const VkRenderPassAttachmentBeginInfo *ai = (const VkRenderPassAttachmentBeginInfo *)p;
 
 				for (uint32_t k = 0; ai->pAttachments && k < ai->attachmentCount; k++)
-					if (emu_vk_acc_view(b, c, ai->pAttachments[k]) != 0)
+					if (emu_vk_acc_view(b, c, ai->pAttachments[k], emu_vk_att_access(rp, k)) != 0)
 						return -1;
 			}
 	emu_vk_item_end(c);
@@ -1055,17 +1279,31 @@ static int emu_vk_r_render_pass(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 		if (d->into == begin && emu_vk_barrier(b, c, d->src, d->dst, d->srca, d->dsta, 0, 0, 0, 1) != 0)
 			return -1;
 	}
-	return begin ? emu_vk_pass_node(b, c, a->pRenderPassBegin) : 0;
+	return begin ? emu_vk_pass_node(b, c, ri, a->pRenderPassBegin) : 0;
+}
+
+/* The accesses of a dynamic rendering attachment: its load and store
+ * operations, and what draws do with it (a color attachment: blend and
+ * write; depth or stencil (stencil: 1): read, and written unless its
+ * layout is read-only for that aspect). */
+static uint32_t emu_vk_rendering_mode(const VkRenderingAttachmentInfo *t, int ds, int stencil)
+{
+	uint32_t m = emu_vk_load_mode(t->loadOp) | emu_vk_store_mode(t->storeOp) | EMU_A_READ;
+
+	if (!ds || emu_vk_ds_writable(t->imageLayout, stencil))
+		m |= EMU_A_WRITE;
+	return m;
 }
 
 /* vkCmdBeginRendering(KHR): dynamic rendering's attachments, as for a
- * render pass (it has no subpass dependencies: barriers order it). */
+ * render pass (it has no subpass dependencies: barriers order it); a
+ * resolve view is written. */
 static int emu_vk_r_rendering(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 {
 	const sbt_vk_args_vkCmdBeginRendering *a = b->args;
 	const VkRenderingInfo *ri = a->pRenderingInfo;
 	emu_vk_cb *c = emu_vk_cb_of(b, a->commandBuffer);
-	const VkRenderingAttachmentInfo *ds[2];
+	const VkRenderingAttachmentInfo *t;
 
 	(void)cmd;
 	if (!c)
@@ -1074,16 +1312,12 @@ static int emu_vk_r_rendering(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 		return 0;
 	if (!emu_vk_item_new(b, c, EMU_K_PASS, EMU_VK_GRAPHICS, emu_vk_name(b), 0))
 		return -1;
-	for (uint32_t i = 0; ri->pColorAttachments && i < ri->colorAttachmentCount; i++)
-		if (emu_vk_acc_view(b, c, ri->pColorAttachments[i].imageView) != 0 ||
-		    emu_vk_acc_view(b, c, ri->pColorAttachments[i].resolveImageView) != 0)
+	for (uint64_t i = 0; i < 2 + (uint64_t)(ri->pColorAttachments ? ri->colorAttachmentCount : 0); i++) {
+		t = i == 0 ? ri->pDepthAttachment : i == 1 ? ri->pStencilAttachment : &ri->pColorAttachments[i - 2];
+		if (t && (emu_vk_acc_view(b, c, t->imageView, emu_vk_rendering_mode(t, i < 2, i == 1)) != 0 ||
+		          emu_vk_acc_view(b, c, t->resolveImageView, t->resolveMode ? EMU_A_WRITE : 0) != 0))
 			return -1;
-	ds[0] = ri->pDepthAttachment;
-	ds[1] = ri->pStencilAttachment;
-	for (unsigned i = 0; i < 2; i++)
-		if (ds[i] && (emu_vk_acc_view(b, c, ds[i]->imageView) != 0 ||
-		              emu_vk_acc_view(b, c, ds[i]->resolveImageView) != 0))
-			return -1;
+	}
 	emu_vk_item_end(c);
 	return 0;
 }
@@ -1298,12 +1532,13 @@ nomem:
 	return 0;
 }
 
-/* A render pass: its dependencies on VK_SUBPASS_EXTERNAL. */
+/* A render pass: its dependencies on VK_SUBPASS_EXTERNAL, and the
+ * accesses of its attachments (emu_vk_rpass). */
 static int emu_vk_new_render_pass(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 {
 	const sbt_vk_args_vkCreateRenderPass *a = b->args;
 	const sbt_vk_args_vkCreateRenderPass2 *a2 = b->args;
-	emu_vk_rpass rp = { { 0 } };
+	emu_vk_rpass rp = { { 0 }, { 0 } };
 	uint32_t n;
 
 	if (a->ret != VK_SUCCESS || !a->pRenderPass || !a->pCreateInfo)
@@ -1338,16 +1573,18 @@ static int emu_vk_new_render_pass(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 		if ((from == VK_SUBPASS_EXTERNAL) == (to == VK_SUBPASS_EXTERNAL))
 			continue; /* between subpasses, or malformed */
 		d.into = from == VK_SUBPASS_EXTERNAL;
-		if (EMU_PUSH(rp.deps, d) != 0) {
-			free(rp.deps.v);
-			return -1;
-		}
+		if (EMU_PUSH(rp.deps, d) != 0)
+			goto fail;
 	}
-	if (EMU_PUSH(b->rpass, rp) != 0) {
-		free(rp.deps.v);
-		return -1;
-	}
+	if ((cmd == SBT_VK_CMD_vkCreateRenderPass ? emu_vk_rpass_modes(&rp, a->pCreateInfo, 0)
+	                                          : emu_vk_rpass_modes(&rp, a2->pCreateInfo, 1)) != 0 ||
+	    EMU_PUSH(b->rpass, rp) != 0)
+		goto fail;
 	return emu_vk_map_put(&b->rpasses, (uint64_t)*a->pRenderPass, (uint32_t)b->rpass.n - 1);
+fail:
+	free(rp.deps.v);
+	free(rp.mode.v);
+	return -1;
 }
 
 /* Creation and destruction of what footprints name. */
@@ -1525,8 +1762,9 @@ static int emu_vk_r_object(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 		fb.imageless = !!(a->pCreateInfo->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT);
 		for (uint32_t i = 0; !fb.imageless && a->pCreateInfo->pAttachments && i < a->pCreateInfo->attachmentCount; i++) {
 			uint32_t vi = emu_vk_map_get(&b->iviews, (uint64_t)a->pCreateInfo->pAttachments[i]);
+			const emu_vk_view none = { 0, 0, 0 }; /* an unknown view keeps its place, reaching nothing */
 
-			if (vi != EMU_NONE && EMU_PUSH(fb.att, b->view.v[vi]) != 0) {
+			if (EMU_PUSH(fb.att, vi != EMU_NONE ? b->view.v[vi] : none) != 0) {
 				free(fb.att.v);
 				return -1;
 			}

@@ -47,6 +47,14 @@
  *   pBufferInfo names the buffer: none
  *   a render pass writing an image, then a copy of the image: a confirmed
  *   race, none with the render pass's external dependency out of it
+ *   a depth attachment in two render pass instances with no barrier
+ *   between (vkCreateRenderPass, vkCreateRenderPass2 or dynamic
+ *   rendering): a race where either writes it (STORE or DONT_CARE store,
+ *   a writable layout for an aspect the format has, a layout transition),
+ *   none when both only read (LOAD, store NONE, read-only layouts, the
+ *   stencil aspect's apart); a clear after a read-only pass races, after
+ *   a pass whose subpass does not use it and neither loads nor stores it
+ *   does not
  *   an image of 2 mips by 2 layers, a copy into it and a copy out of it:
  *   a race on the same subresource (named by mip and layer), none on
  *   another mip or layer; a barrier on that subresource or the whole image
@@ -145,22 +153,29 @@ static void vkg_buffer(vkg *g, uint64_t buf, uint64_t size)
 	vkg_call(g, SBT_VK_CMD_vkCreateBuffer, &a);
 }
 
-/* A 2D RGBA8 image at handle img: w x h texels, mips by layers. */
-static void vkg_image(vkg *g, uint64_t img, uint32_t w, uint32_t h, uint32_t mips, uint32_t layers,
-                      VkImageUsageFlags usage)
+/* A 2D image of format fmt at handle img: w x h texels, mips by layers. */
+static void vkg_image_of(vkg *g, uint64_t img, VkFormat fmt, uint32_t w, uint32_t h, uint32_t mips,
+                         uint32_t layers, VkImageUsageFlags usage)
 {
 	VkImageCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO };
 	VkImage out = (VkImage)(uintptr_t)img;
 	sbt_vk_args_vkCreateImage a = { VRG_DEV, &ici, NULL, &out, VK_SUCCESS };
 
 	ici.imageType = VK_IMAGE_TYPE_2D;
-	ici.format = VK_FORMAT_R8G8B8A8_UNORM;
+	ici.format = fmt;
 	ici.extent = (VkExtent3D){ w, h, 1 };
 	ici.mipLevels = mips;
 	ici.arrayLayers = layers;
 	ici.samples = VK_SAMPLE_COUNT_1_BIT;
 	ici.usage = usage;
 	vkg_call(g, SBT_VK_CMD_vkCreateImage, &a);
+}
+
+/* The same in RGBA8. */
+static void vkg_image(vkg *g, uint64_t img, uint32_t w, uint32_t h, uint32_t mips, uint32_t layers,
+                      VkImageUsageFlags usage)
+{
+	vkg_image_of(g, img, VK_FORMAT_R8G8B8A8_UNORM, w, h, mips, layers, usage);
 }
 
 static void vkg_begin(vkg *g, uint64_t cb)
@@ -722,6 +737,118 @@ static void scen_render_pass(const char *path, int dep)
 	vkg_close(&g);
 }
 
+/* A depth attachment's use in scen_depth: the form of its render pass
+ * instances, its operations and layout (the stencil aspect's, where the
+ * format has one: slayout, with the same operations), and whether the
+ * render pass's initial layout is UNDEFINED (a transition). */
+typedef struct depth_case {
+	enum { DEPTH_RP1, DEPTH_RP2, DEPTH_DYN } form;
+	VkFormat format;
+	VkAttachmentLoadOp load;
+	VkAttachmentStoreOp store;
+	VkImageLayout layout, slayout;
+	int transition;
+	int clear;  /* the second instance is a vkCmdClearDepthStencilImage instead */
+	int unused; /* the render pass's subpass does not use the attachment */
+} depth_case;
+
+/* One queue, one command buffer: a render pass instance with a 64x64
+ * depth attachment (image 0x1a000, through a view, and for the render
+ * passes a framebuffer) as dc says, then with no barrier between a second
+ * one alike or (clear) a clear of the image; both in one submit. */
+static void scen_depth(const char *path, const depth_case *dc)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 };
+	VkCommandBuffer cb = (VkCommandBuffer)(uintptr_t)CB1;
+	VkImage img = (VkImage)(uintptr_t)0x1a000;
+	VkImageViewCreateInfo vci = { .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO };
+	VkImageView view = (VkImageView)(uintptr_t)0x1b000;
+	sbt_vk_args_vkCreateImageView cv = { VRG_DEV, &vci, NULL, &view, VK_SUCCESS };
+	VkImageLayout init = dc->transition ? VK_IMAGE_LAYOUT_UNDEFINED : dc->layout;
+	VkAttachmentDescription att = { 0, dc->format, VK_SAMPLE_COUNT_1_BIT, dc->load, dc->store, dc->load,
+		                        dc->store, init, dc->layout };
+	VkAttachmentReference ref = { 0, dc->layout };
+	VkSubpassDescription sub = { .pDepthStencilAttachment = dc->unused ? NULL : &ref };
+	VkRenderPassCreateInfo rci = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO, .attachmentCount = 1,
+		                       .pAttachments = &att, .subpassCount = 1, .pSubpasses = &sub };
+	VkAttachmentDescriptionStencilLayout asl = { .sType = VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_STENCIL_LAYOUT,
+		                                     .stencilInitialLayout = dc->transition ? VK_IMAGE_LAYOUT_UNDEFINED
+		                                                                            : dc->slayout,
+		                                     .stencilFinalLayout = dc->slayout };
+	VkAttachmentDescription2 att2 = { VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_2, &asl, 0, dc->format,
+		                          VK_SAMPLE_COUNT_1_BIT, dc->load, dc->store, dc->load, dc->store, init,
+		                          dc->layout };
+	VkAttachmentReferenceStencilLayout rsl = { VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_STENCIL_LAYOUT, NULL,
+		                                   dc->slayout };
+	VkAttachmentReference2 ref2 = { VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_2, &rsl, 0, dc->layout,
+		                        VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT };
+	VkSubpassDescription2 sub2 = { .sType = VK_STRUCTURE_TYPE_SUBPASS_DESCRIPTION_2,
+		                       .pDepthStencilAttachment = &ref2 };
+	VkRenderPassCreateInfo2 rci2 = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO_2, .attachmentCount = 1,
+		                         .pAttachments = &att2, .subpassCount = 1, .pSubpasses = &sub2 };
+	VkRenderPass rp = (VkRenderPass)(uintptr_t)0x1c000;
+	sbt_vk_args_vkCreateRenderPass cr = { VRG_DEV, &rci, NULL, &rp, VK_SUCCESS };
+	sbt_vk_args_vkCreateRenderPass2 cr2 = { VRG_DEV, &rci2, NULL, &rp, VK_SUCCESS };
+	VkFramebufferCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO, .renderPass = rp,
+		                        .attachmentCount = 1, .pAttachments = &view, .width = 64, .height = 64,
+		                        .layers = 1 };
+	VkFramebuffer fb = (VkFramebuffer)(uintptr_t)0x1d000;
+	sbt_vk_args_vkCreateFramebuffer cf = { VRG_DEV, &fci, NULL, &fb, VK_SUCCESS };
+	VkRenderPassBeginInfo rbi = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, .renderPass = rp,
+		                      .framebuffer = fb };
+	sbt_vk_args_vkCmdBeginRenderPass br = { cb, &rbi, VK_SUBPASS_CONTENTS_INLINE };
+	sbt_vk_args_vkCmdEndRenderPass er = { cb };
+	VkSubpassBeginInfo sbi = { .sType = VK_STRUCTURE_TYPE_SUBPASS_BEGIN_INFO, .contents = VK_SUBPASS_CONTENTS_INLINE };
+	VkSubpassEndInfo sei = { .sType = VK_STRUCTURE_TYPE_SUBPASS_END_INFO };
+	sbt_vk_args_vkCmdBeginRenderPass2 br2 = { cb, &rbi, &sbi };
+	sbt_vk_args_vkCmdEndRenderPass2 er2 = { cb, &sei };
+	VkRenderingAttachmentInfo da = { .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO, .imageView = view,
+		                         .imageLayout = dc->layout, .loadOp = dc->load, .storeOp = dc->store },
+	                          sa = da;
+	VkRenderingInfo ri = { .sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .layerCount = 1, .pDepthAttachment = &da };
+	sbt_vk_args_vkCmdBeginRendering bren = { cb, &ri };
+	sbt_vk_args_vkCmdEndRendering eren = { cb };
+	VkClearDepthStencilValue cval = { 1.0f, 0 };
+	VkImageSubresourceRange all = { VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1 };
+	sbt_vk_args_vkCmdClearDepthStencilImage clr = { cb, img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &cval, 1, &all };
+
+	vci.image = img;
+	vci.viewType = VK_IMAGE_VIEW_TYPE_2D;
+	vci.format = dc->format;
+	vci.subresourceRange = all;
+	sa.imageLayout = dc->slayout;
+	if (dc->format == VK_FORMAT_D32_SFLOAT_S8_UINT)
+		ri.pStencilAttachment = &sa;
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_image_of(&g, 0x1a000, dc->format, 64, 64, 1, 1, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT);
+	vkg_call(&g, SBT_VK_CMD_vkCreateImageView, &cv);
+	if (dc->form == DEPTH_RP1)
+		vkg_call(&g, SBT_VK_CMD_vkCreateRenderPass, &cr);
+	else if (dc->form == DEPTH_RP2)
+		vkg_call(&g, SBT_VK_CMD_vkCreateRenderPass2, &cr2);
+	if (dc->form != DEPTH_DYN)
+		vkg_call(&g, SBT_VK_CMD_vkCreateFramebuffer, &cf);
+	vkg_begin(&g, CB1);
+	for (int k = 0; k < 2; k++) {
+		if (k == 1 && dc->clear) {
+			vkg_call(&g, SBT_VK_CMD_vkCmdClearDepthStencilImage, &clr);
+		} else if (dc->form == DEPTH_DYN) {
+			vkg_call(&g, SBT_VK_CMD_vkCmdBeginRendering, &bren);
+			vkg_call(&g, SBT_VK_CMD_vkCmdEndRendering, &eren);
+		} else if (dc->form == DEPTH_RP1) {
+			vkg_call(&g, SBT_VK_CMD_vkCmdBeginRenderPass, &br);
+			vkg_call(&g, SBT_VK_CMD_vkCmdEndRenderPass, &er);
+		} else {
+			vkg_call(&g, SBT_VK_CMD_vkCmdBeginRenderPass2, &br2);
+			vkg_call(&g, SBT_VK_CMD_vkCmdEndRenderPass2, &er2);
+		}
+	}
+	vkg_submit(&g, Q1, &b1, 0);
+	vkg_close(&g);
+}
+
 /* Q1 dispatches with A in a push descriptor of type t (its write's dstSet
  * names no set: it is ignored), Q2 copies A to B, unordered.  The write
  * also points pImageInfo and pTexelBufferView at null handles, and for an
@@ -1262,6 +1389,67 @@ int main(void)
 	/* the copy (64 * 64 * 4 bytes: 5000 + 16384/1000 ns) after the pass
 	 * (2000 ns, beside the draw's 10000) */
 	TST_CHECK_EQ_U64(r.s.makespan_ns, 15016);
+
+	/* a depth attachment's accesses by its operations and layouts: two
+	 * instances with no barrier between race only where one writes */
+	{
+		const VkFormat d32 = VK_FORMAT_D32_SFLOAT, d32s8 = VK_FORMAT_D32_SFLOAT_S8_UINT;
+		const VkImageLayout ro = VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL,
+		                    rw = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+		                    dro = VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL,
+		                    sro = VK_IMAGE_LAYOUT_STENCIL_READ_ONLY_OPTIMAL,
+		                    srw = VK_IMAGE_LAYOUT_STENCIL_ATTACHMENT_OPTIMAL;
+		const VkAttachmentLoadOp ld = VK_ATTACHMENT_LOAD_OP_LOAD, ldn = VK_ATTACHMENT_LOAD_OP_NONE_EXT;
+		const VkAttachmentStoreOp st = VK_ATTACHMENT_STORE_OP_STORE, stn = VK_ATTACHMENT_STORE_OP_NONE,
+		                          stx = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+		static const struct {
+			depth_case dc;
+			unsigned races;
+		} cases[] = {
+			/* read-only, stored: the store is a write (as the specification
+			 * and synchronization validation count it) */
+			{ { DEPTH_RP1, d32, ld, st, ro, ro, 0, 0, 0 }, 1 },
+			{ { DEPTH_RP1, d32, ld, stx, ro, ro, 0, 0, 0 }, 1 },
+			{ { DEPTH_DYN, d32, ld, st, ro, ro, 0, 0, 0 }, 1 },
+			/* read-only, loaded, not stored: two reads */
+			{ { DEPTH_RP1, d32, ld, stn, ro, ro, 0, 0, 0 }, 0 },
+			{ { DEPTH_RP2, d32, ld, stn, ro, ro, 0, 0, 0 }, 0 },
+			{ { DEPTH_DYN, d32, ld, stn, ro, ro, 0, 0, 0 }, 0 },
+			/* ... but a read: a clear after it races */
+			{ { DEPTH_RP1, d32, ld, stn, ro, ro, 0, 1, 0 }, 1 },
+			{ { DEPTH_DYN, d32, ld, stn, ro, ro, 0, 1, 0 }, 1 },
+			/* neither loaded nor stored: still read by the draws' depth
+			 * tests (the pass stands for them) where a subpass uses it;
+			 * not accessed where none does, unless loaded */
+			{ { DEPTH_RP1, d32, ldn, stn, ro, ro, 0, 1, 0 }, 1 },
+			{ { DEPTH_DYN, d32, ldn, stn, ro, ro, 0, 1, 0 }, 1 },
+			{ { DEPTH_RP1, d32, ldn, stn, ro, ro, 0, 1, 1 }, 0 },
+			{ { DEPTH_RP1, d32, ld, stn, ro, ro, 0, 1, 1 }, 1 },
+			/* a writable layout, or a layout transition into the pass */
+			{ { DEPTH_RP1, d32, ld, stn, rw, rw, 0, 0, 0 }, 1 },
+			{ { DEPTH_DYN, d32, ld, stn, rw, rw, 0, 0, 0 }, 1 },
+			{ { DEPTH_RP1, d32, ld, stn, ro, ro, 1, 0, 0 }, 1 },
+			/* depth and stencil layouts apart: both read-only, or the
+			 * stencil aspect writable */
+			{ { DEPTH_RP2, d32s8, ld, stn, dro, sro, 0, 0, 0 }, 0 },
+			{ { DEPTH_RP2, d32s8, ld, stn, dro, srw, 0, 0, 0 }, 1 },
+			{ { DEPTH_DYN, d32s8, ld, stn, dro, sro, 0, 0, 0 }, 0 },
+			{ { DEPTH_DYN, d32s8, ld, stn, dro, srw, 0, 0, 0 }, 1 },
+		};
+
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			scen_depth(p, &cases[i].dc);
+			run(p, &r);
+			if (r.n.confirmed + r.n.possible != cases[i].races)
+				fprintf(stderr, "depth case %zu: %llu races, not %u\n%s", i,
+				        (unsigned long long)(r.n.confirmed + r.n.possible), cases[i].races, r.report);
+			TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, cases[i].races);
+		}
+		scen_depth(p, &cases[6].dc);
+		run(p, &r);
+		TST_CHECK(strstr(r.report, "render_pass vkCmdBeginRenderPass (submitted at seq 10) on queue 0x9100 "
+		                           "(family 0, index 0) reads image 0x1a000") != NULL);
+	}
 
 	/* image subresources: mip level by array layer */
 	{
