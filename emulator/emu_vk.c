@@ -316,7 +316,7 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 					for (uint32_t d = 0; d < EMU_VK_CLASSES; d++)
 						if (it->dsta & (1u << d))
 							q->floor[d] = q->pos;
-				if (it->srcw || it->dsta) {
+				if (it->src && it->dst) { /* execution-only ones too: they chain (emu_vk_before) */
 					emu_vk_mbar m = { q->pos, it->src, it->dst, it->srcw, it->dsta, it->global, it->alloc,
 						          it->lo, it->hi };
 
@@ -1073,11 +1073,12 @@ int emu_vk_before(const emu_graph *g, const emu_access *a, const emu_access *b, 
 	/* ordered by barriers: a read before a write needs nothing more; a
 	 * write needs memory barriers between them that cover its resource: one
 	 * that makes it available, and one that makes it visible to b's class,
-	 * the same barrier or a later one whose first scope takes in a class of
-	 * the first's second scope (a write made available to compute shaders,
-	 * then compute writes made visible to transfers: a copy, a dispatch on
-	 * what it wrote, a copy out).  A chain longer than two barriers is not
-	 * followed: a race is reported, not missed. */
+	 * the same barrier or a later one chained to it: its first scope takes
+	 * in a class the availability has reached, the first's second scope or
+	 * that of any barrier (on any resource, or none) chained on from it (a
+	 * write made available to compute shaders, then compute writes made
+	 * visible to transfers: a copy, a dispatch on what it wrote, a copy
+	 * out). */
 	if (!(a->mode & (EMU_A_WRITE | EMU_A_MAYWRITE)))
 		return 1;
 	mb = &g->vk->mbar[na->stream];
@@ -1104,13 +1105,13 @@ int emu_vk_before(const emu_graph *g, const emu_access *a, const emu_access *b, 
 		return mb->v[v->at[vb->cls] - 1].after < vb->pos;
 	for (i = v->next - 1; i < mb->n && mb->v[i].after < vb->pos; i++) {
 		const emu_vk_mbar *m = &mb->v[i];
+		int covers = m->global || (m->alloc == a->alloc && m->lo < a->hi && a->lo < m->hi);
+		int made = covers && (m->srcw & (1u << va->cls));
 
-		if (!m->global && (m->alloc != a->alloc || m->hi <= a->lo || a->hi <= m->lo))
-			continue;
-		for (uint32_t k = 0; k < EMU_VK_CLASSES; k++)
-			if (!v->at[k] && (m->dsta & (1u << k)) && ((m->srcw & (1u << va->cls)) || (m->src & v->avail)))
+		for (uint32_t k = 0; covers && k < EMU_VK_CLASSES; k++)
+			if (!v->at[k] && (m->dsta & (1u << k)) && (made || (m->src & v->avail)))
 				v->at[k] = (uint32_t)i + 1;
-		if (m->srcw & (1u << va->cls))
+		if (made || (m->src & v->avail))
 			v->avail |= m->dst;
 		if (v->at[vb->cls]) {
 			v->next = (uint32_t)i + 2;

@@ -46,9 +46,11 @@ typedef struct emu_vk_node {
 	uint8_t cls;
 } emu_vk_node;
 
-/* A memory barrier on a queue: after its first `after` commands.  One
- * that makes writes available and one that makes them visible may be two
- * barriers, the second's first scope chained to the first's second. */
+/* A barrier on a queue: after its first `after` commands.  One that
+ * makes writes available and one that makes them visible may be two
+ * barriers, the second's first scope chained to the first's second
+ * directly or through barriers between (execution-only ones too, whose
+ * srcw and dsta are 0). */
 typedef struct emu_vk_mbar {
 	uint32_t after;
 	uint8_t src, dst;             /* its stage classes, first and second scope */

@@ -34,6 +34,11 @@
  *     copy of A (VkFFT's pattern around its dispatches): no race; the race
  *     stays when the second barrier makes nothing visible, is on another
  *     buffer, or its first scope misses compute (no chain)
+ *     a fill of A made available (not visible) to compute, an execution
+ *     barrier from compute to fragment shaders (global, or a buffer
+ *     barrier on B), a barrier from fragment shaders making writes visible
+ *     to transfers, a copy of A: no race; the race stays without the
+ *     middle barrier or when its first scope misses compute
  *   a command buffer submitted to two queues: its fill races with itself;
  *   a secondary one's fill runs where a primary executes it
  *   uniform descriptors of one buffer read by dispatches on two queues: no
@@ -512,6 +517,42 @@ static void scen_chain(const char *path, int mode)
 	vkg_barrier(&g, CB1, src2, mode == CH_NO_SRC_ACCESS ? 0 : VK_ACCESS_SHADER_WRITE_BIT,
 	            VK_PIPELINE_STAGE_TRANSFER_BIT, mode == CH_NOTHING_VISIBLE ? 0 : VK_ACCESS_TRANSFER_READ_BIT,
 	            mode == CH_OTHER_BUFFER ? BUF_B : BUF_A);
+	vkg_copy(&g, CB1, BUF_A, BUF_B, 1024);
+	vkg_submit(&g, Q1, &b1, 0);
+	vkg_close(&g);
+}
+
+enum { LC_EXEC, LC_EXEC_OTHER_BUFFER, LC_EXEC_UNCHAINED, LC_NONE };
+
+/* One queue, one command buffer: a fill of A (seq 5), a TRANSFER->COMPUTE
+ * barrier on A making transfer writes available only (no destination
+ * access), a second barrier with no access masks as mode says (LC_EXEC: a
+ * COMPUTE->FRAGMENT execution dependency; OTHER_BUFFER: the same as a
+ * buffer barrier on B; UNCHAINED: VERTEX->FRAGMENT, its first scope
+ * missing compute; NONE: no second barrier), a FRAGMENT->TRANSFER barrier
+ * on A making writes visible to transfer reads, then a copy of A to B.
+ * The first and third barriers are one memory dependency only where the
+ * second chains them. */
+static void scen_long_chain(const char *path, int mode)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 };
+
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_buffer(&g, BUF_A, 4096);
+	vkg_buffer(&g, BUF_B, 4096);
+	vkg_begin(&g, CB1);
+	vkg_fill(&g, CB1, BUF_A, VK_WHOLE_SIZE);
+	vkg_barrier(&g, CB1, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+	            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, BUF_A);
+	if (mode != LC_NONE)
+		vkg_barrier(&g, CB1,
+		            mode == LC_EXEC_UNCHAINED ? VK_PIPELINE_STAGE_VERTEX_SHADER_BIT
+		                                      : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+		            0, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, mode == LC_EXEC_OTHER_BUFFER ? BUF_B : 0);
+	vkg_barrier(&g, CB1, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT,
+	            VK_ACCESS_TRANSFER_READ_BIT, BUF_A);
 	vkg_copy(&g, CB1, BUF_A, BUF_B, 1024);
 	vkg_submit(&g, Q1, &b1, 0);
 	vkg_close(&g);
@@ -1293,6 +1334,21 @@ int main(void)
 	run(p, &r);
 	TST_CHECK_EQ_U64(r.n.confirmed, 1);
 	scen_chain(p, CH_NOT_CHAINED);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed, 1);
+	/* three barriers: available to compute, an execution dependency on to
+	 * fragment shaders (a barrier on another buffer is one too), visible
+	 * from there to transfers: no race; without the middle link, a race */
+	scen_long_chain(p, LC_EXEC);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	scen_long_chain(p, LC_EXEC_OTHER_BUFFER);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	scen_long_chain(p, LC_EXEC_UNCHAINED);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed, 1);
+	scen_long_chain(p, LC_NONE);
 	run(p, &r);
 	TST_CHECK_EQ_U64(r.n.confirmed, 1);
 
