@@ -601,10 +601,44 @@ static int emu_acc_order(const emu_graph *g, uint32_t *ord, size_t na)
 	return 0;
 }
 
+/* Vulkan: (*out)[i] summarises every access of ord[i]'s allocation on its
+ * queue up to ord[i] (in ord's order), for emu_vk_covers.  0, or -1 out
+ * of memory. */
+static int emu_vk_sofar_build(const emu_graph *g, const uint32_t *ord, size_t na, emu_vk_sofar **out)
+{
+	emu_vk_sofar *sofar = malloc((na + 1) * sizeof(*sofar)), *last = calloc(g->streams.n + 1, sizeof(*last));
+	uint32_t *group = calloc(g->streams.n + 1, sizeof(uint32_t));
+
+	if (!sofar || !last || !group) {
+		free(sofar);
+		free(last);
+		free(group);
+		return -1;
+	}
+	for (size_t j = 0, start = 0; j < na; j++) {
+		const emu_access *a = &g->acc.v[ord[j]];
+		uint32_t s = g->nodes.v[a->node].stream;
+
+		if (j && g->acc.v[ord[j - 1]].alloc != a->alloc)
+			start = j;
+		if (group[s] != start + 1) { /* the stream's first access to this allocation */
+			group[s] = (uint32_t)start + 1;
+			memset(&last[s], 0, sizeof(last[s]));
+		}
+		emu_vk_sofar_add(g, &last[s], a);
+		sofar[j] = last[s];
+	}
+	free(last);
+	free(group);
+	*out = sofar;
+	return 0;
+}
+
 /* Every racing access pair, sorted by pair of commands (emu_race_cmp). */
 static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 {
 	uint32_t *ord = NULL, *stamp = NULL, *seen = NULL;
+	emu_vk_sofar *sofar = NULL;
 	emu_lorder lorder = { 0 };
 	emu_racevec races = { 0 };
 	emu_status st;
@@ -621,7 +655,7 @@ static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 		st = EMU_ERR_NOMEM;
 		goto out;
 	}
-	if (emu_acc_order(g, ord, na) != 0) {
+	if (emu_acc_order(g, ord, na) != 0 || (g->vk && emu_vk_sofar_build(g, ord, na, &sofar) != 0)) {
 		st = EMU_ERR_NOMEM;
 		goto out;
 	}
@@ -710,6 +744,12 @@ static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 
 				if (stamp[ni->stream] == (uint32_t)j)
 					continue;
+				if (emu_vk_covers(g, ai, &sofar[i], aj)) {
+					/* this and every earlier access on aj's queue is ordered */
+					stamp[ni->stream] = (uint32_t)j;
+					covered++;
+					continue;
+				}
 				if (ai->hi <= aj->lo || aj->hi <= ai->lo ||
 				    !((ai->mode | aj->mode) & (EMU_A_WRITE | EMU_A_MAYWRITE))) {
 					/* no conflict; still, an order through completion points covers the queue */
@@ -781,6 +821,7 @@ static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 out:
 	free(races.v);
 	free(ord);
+	free(sofar);
 	free(stamp);
 	free(seen);
 	emu_lorder_free(&lorder);

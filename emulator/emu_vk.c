@@ -232,6 +232,65 @@ typedef struct emu_vk_wait {
 	VkPipelineStageFlags2 stages;
 } emu_vk_wait;
 
+/* q->avail and q->vis past barrier it, after q->pos commands, by the
+ * rules of emu_vk_before for global barriers (any barrier chains); and a
+ * barrier on a whole resource making writes available and visible at
+ * once, in b->resvis. */
+static int emu_vk_vis_step(emu_vk_builder *b, emu_vk_queue *q, const emu_vk_item *it)
+{
+	uint32_t av[EMU_VK_CLASSES][EMU_VK_CLASSES];
+
+	memcpy(av, q->avail, sizeof(av));
+	for (uint32_t x = 0; x < EMU_VK_CLASSES; x++) {
+		uint32_t upto = it->global && (it->srcw & (1u << x)) ? q->pos : 0;
+
+		for (uint32_t s = 0; s < EMU_VK_CLASSES; s++)
+			if ((it->src & (1u << s)) && q->avail[x][s] > upto)
+				upto = q->avail[x][s];
+		for (uint32_t d = 0; upto && d < EMU_VK_CLASSES; d++) {
+			if ((it->dst & (1u << d)) && av[x][d] < upto)
+				av[x][d] = upto;
+			if (it->global && (it->dsta & (1u << d)) && q->vis[x][d] < upto)
+				q->vis[x][d] = upto;
+		}
+	}
+	memcpy(q->avail, av, sizeof(av));
+	if (!it->global && it->alloc && it->lo == 0 && it->hi >= b->g->allocs.v[it->alloc].size && it->srcw &&
+	    it->dsta) {
+		uint64_t key = (uint64_t)q->stream << 32 | it->alloc;
+		uint32_t i = emu_vk_map_get(&b->resvises, key);
+		emu_vk_resvis none;
+
+		if (i == EMU_NONE) {
+			memset(&none, 0, sizeof(none));
+			if (EMU_PUSH(b->resvis, none) != 0 ||
+			    emu_vk_map_put(&b->resvises, key, (uint32_t)b->resvis.n - 1) != 0)
+				return -1;
+			i = (uint32_t)b->resvis.n - 1;
+		}
+		for (uint32_t x = 0; x < EMU_VK_CLASSES; x++)
+			for (uint32_t d = 0; d < EMU_VK_CLASSES; d++)
+				if ((it->srcw & (1u << x)) && (it->dsta & (1u << d)))
+					b->resvis.v[i].vis[x][d] = q->pos;
+	}
+	return 0;
+}
+
+/* The emu_vk_accvis of an access to allocation alloc by a class-cls
+ * command being added to queue q. */
+static int emu_vk_accvis_push(emu_vk_builder *b, const emu_vk_queue *q, uint8_t cls, uint32_t alloc)
+{
+	uint32_t i = emu_vk_map_get(&b->resvises, (uint64_t)q->stream << 32 | alloc);
+	emu_vk_accvis v;
+
+	for (uint32_t x = 0; x < EMU_VK_CLASSES; x++) {
+		v.vis[x] = q->vis[x][cls];
+		if (i != EMU_NONE && b->resvis.v[i].vis[x][cls] > v.vis[x])
+			v.vis[x] = b->resvis.v[i].vis[x][cls];
+	}
+	return EMU_PUSH(b->vk->accvis, v);
+}
+
 /* One batch on queue qi: its waits, its command buffers, its signals. */
 static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits, uint32_t nwaits,
                         const VkCommandBuffer *cbs, const VkCommandBufferSubmitInfo *cbs2, uint32_t ncbs,
@@ -312,6 +371,8 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 					emu_vk_vc_max(q->front[d], from, b->q.n);
 				}
 				memcpy(q->reach, nr, sizeof(nr));
+				if (emu_vk_vis_step(b, q, it) != 0)
+					return -1;
 				if (it->global && it->src == EMU_VK_ALL && it->srcw == EMU_VK_ALL)
 					for (uint32_t d = 0; d < EMU_VK_CLASSES; d++)
 						if (it->dsta & (1u << d))
@@ -363,7 +424,7 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 				emu_access ac = c->acc.v[it->acc_first + a];
 
 				ac.node = (uint32_t)g->nodes.n;
-				if (EMU_PUSH(g->acc, ac) != 0)
+				if (EMU_PUSH(g->acc, ac) != 0 || emu_vk_accvis_push(b, q, it->cls, ac.alloc) != 0)
 					return -1;
 			}
 			/* within the batch: after the last command of each class it is ordered after */
@@ -888,7 +949,7 @@ static void emu_vk_builder_finish(emu_vk_builder *b)
 {
 	emu_vk_map *maps[] = { &b->buffers, &b->images, &b->bviews, &b->iviews, &b->sets, &b->cbs,
 		               &b->queues, &b->sems, &b->fences, &b->swapchains, &b->rpasses, &b->fbs,
-		               &b->tmpls, &b->modules, &b->pipes };
+		               &b->tmpls, &b->modules, &b->pipes, &b->resvises };
 
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		emu_vk_map_free(maps[i]);
@@ -915,6 +976,7 @@ static void emu_vk_builder_finish(emu_vk_builder *b)
 		free(b->rpass.v[i].mode.v);
 	}
 	free(b->rpass.v);
+	free(b->resvis.v);
 	for (size_t i = 0; i < b->fb.n; i++)
 		free(b->fb.v[i].att.v);
 	free(b->fb.v);
@@ -940,6 +1002,7 @@ void emu_vk_free(struct emu_vk_graph *vk)
 	if (!vk)
 		return;
 	free(vk->node.v);
+	free(vk->accvis.v);
 	free(vk->whole.v);
 	free(vk->sync.v);
 	free(vk->sync_link.v);
@@ -1053,6 +1116,36 @@ int emu_vk_before_full(const emu_graph *g, const emu_access *a, const emu_access
 	const emu_vk_node *va = &g->vk->node.v[a->node], *vb = &g->vk->node.v[b->node];
 
 	return vb->vc[na->stream] >= va->batch || (na->stream == nb->stream && va->pos <= vb->floor);
+}
+
+void emu_vk_sofar_add(const emu_graph *g, emu_vk_sofar *s, const emu_access *a)
+{
+	const emu_vk_node *va = &g->vk->node.v[a->node];
+
+	s->any |= (uint8_t)(1u << va->cls);
+	if (a->mode & (EMU_A_WRITE | EMU_A_MAYWRITE))
+		s->wrote[va->cls] = va->pos;
+}
+
+int emu_vk_covers(const emu_graph *g, const emu_access *a, const emu_vk_sofar *s, const emu_access *b)
+{
+	const emu_vk_node *va = &g->vk->node.v[a->node], *vb = &g->vk->node.v[b->node];
+	const emu_vk_accvis *bv;
+	int bw = !!(b->mode & (EMU_A_WRITE | EMU_A_MAYWRITE));
+
+	if (g->nodes.v[a->node].stream != g->nodes.v[b->node].stream || g->vk->accvis.n != g->acc.n ||
+	    b < g->acc.v || b >= g->acc.v + g->acc.n)
+		return 0;
+	bv = &g->vk->accvis.v[b - g->acc.v];
+	for (uint32_t c = 0; c < EMU_VK_CLASSES; c++) {
+		uint32_t w = s->wrote[c];
+
+		if (w && (vb->reach[c] < w || bv->vis[c] < w))
+			return 0; /* a write not ordered before b, or not visible to it */
+		if (bw && (s->any & (1u << c)) && vb->reach[c] < va->pos)
+			return 0; /* b writes: every access before it (up to a, at most) */
+	}
+	return 1;
 }
 
 int emu_vk_before(const emu_graph *g, const emu_access *a, const emu_access *b, int *full)

@@ -90,8 +90,18 @@ typedef struct emu_vk_sync {
 	uint32_t link_first, link_count; /* into emu_vk_graph.sync_link */
 } emu_vk_sync;
 
+/* Per access of a Vulkan graph (parallel to g->acc): the writes of
+ * class-c commands of its queue up to position vis[c] are visible to its
+ * command, as emu_vk_before would find for each: by global memory
+ * barriers (chains included), or by one barrier on the whole resource
+ * that makes them available and visible at once. */
+typedef struct emu_vk_accvis {
+	uint32_t vis[EMU_VK_CLASSES];
+} emu_vk_accvis;
+
 struct emu_vk_graph {
 	EMU_VEC(emu_vk_node) node;
+	EMU_VEC(emu_vk_accvis) accvis;
 	emu_vk_mbarvec *mbar;         /* per stream, in order of `after` */
 	size_t nmbar;
 	emu_vk_vis *vis;              /* by access index, made when first needed (emu_vk_before) */
@@ -124,5 +134,25 @@ int emu_vk_before(const emu_graph *g, const emu_access *a, const emu_access *b, 
 /* The *full part of emu_vk_before alone, for accesses that cannot race
  * (no barrier is looked at). */
 int emu_vk_before_full(const emu_graph *g, const emu_access *a, const emu_access *b);
+
+/* What the accesses of one allocation on one queue up to a command did,
+ * for emu_vk_covers: the classes of the commands (bit c: class c), and
+ * per class the last position of a command that wrote or may have
+ * written it (0: none). */
+typedef struct emu_vk_sofar {
+	uint32_t wrote[EMU_VK_CLASSES];
+	uint8_t any;
+} emu_vk_sofar;
+/* s with access a added (a's command is its queue's latest so far). */
+void emu_vk_sofar_add(const emu_graph *g, emu_vk_sofar *s, const emu_access *a);
+/*
+ * Whether every access s summarises (those of a's allocation on a's queue
+ * up to a's command) is ordered before b wherever the two may conflict,
+ * as emu_vk_before would say pair by pair: through the queue's barriers
+ * alone, b after each class's writes with them visible to it, and, if b
+ * writes, after every command up to a.  Lets the race scan stop looking
+ * at a queue (0: look on).
+ */
+int emu_vk_covers(const emu_graph *g, const emu_access *a, const emu_vk_sofar *s, const emu_access *b);
 
 #endif /* TRACESMITH_EMU_VK_H */

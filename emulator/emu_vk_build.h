@@ -148,6 +148,10 @@ typedef struct emu_vk_sem {
 	EMU_VEC(emu_vk_sig) sigs;       /* binary: one; timeline: by value */
 } emu_vk_sem;
 
+typedef struct emu_vk_resvis {
+	uint32_t vis[EMU_VK_CLASSES][EMU_VK_CLASSES];
+} emu_vk_resvis;
+
 typedef struct emu_vk_queue {
 	uint32_t stream;
 	uint32_t batch, pos;
@@ -158,6 +162,10 @@ typedef struct emu_vk_queue {
 	emu_vk_vc all;                  /* what its commands so far are after */
 	uint32_t reach[EMU_VK_CLASSES][EMU_VK_CLASSES];
 	uint32_t floor[EMU_VK_CLASSES];  /* emu_vk_node.floor of the next command of each class */
+	/* by global barriers: writes of class x commands up to position
+	 * avail[x][y] made available, reaching the class-y stages of the
+	 * next barriers' first scopes; vis[x][y]: made visible to class y */
+	uint32_t avail[EMU_VK_CLASSES][EMU_VK_CLASSES], vis[EMU_VK_CLASSES][EMU_VK_CLASSES];
 	emu_vk_vc host_seen;            /* host clock entries already made dependencies */
 } emu_vk_queue;
 
@@ -171,6 +179,12 @@ typedef struct emu_vk_builder {
 	uint32_t ntypes;
 	emu_vk_map buffers, images, bviews, iviews, sets, cbs, queues, sems, fences, swapchains, rpasses,
 	        fbs, tmpls, modules, pipes;
+	/* (stream << 32 | allocation) -> index in resvis: the writes of
+	 * class-x commands on that queue up to position vis[x][y] made
+	 * available and visible to class y by one barrier on the whole
+	 * resource */
+	emu_vk_map resvises;
+	EMU_VEC(emu_vk_resvis) resvis;
 	EMU_VEC(emu_vk_rpass) rpass;
 	EMU_VEC(emu_vk_fb) fb;
 	EMU_VEC(uint32_t) buffer_alloc;

@@ -890,6 +890,81 @@ static void scen_depth(const char *path, const depth_case *dc)
 	vkg_close(&g);
 }
 
+enum { FP_NONE, FP_VISIBLE, FP_EXEC };
+
+/* One queue, one command buffer: 4 dynamic rendering instances on a 64x64
+ * RGBA8 color attachment (image 0x1a000, cleared and stored), each pair
+ * joined by an image barrier on the whole image making color writes
+ * visible to color attachment reads and writes (zink's barrier between
+ * instances), then a copy of the image into B after the barrier final
+ * says: none, one on the whole image making color writes visible to
+ * transfer reads, or an execution-only one to transfers. */
+static void scen_passes(const char *path, int final)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 };
+	VkCommandBuffer cb = (VkCommandBuffer)(uintptr_t)CB1;
+	VkImage img = (VkImage)(uintptr_t)0x1a000;
+	VkImageViewCreateInfo vci = { .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO };
+	VkImageView view = (VkImageView)(uintptr_t)0x1b000;
+	sbt_vk_args_vkCreateImageView cv = { VRG_DEV, &vci, NULL, &view, VK_SUCCESS };
+	VkRenderingAttachmentInfo ca = { .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO, .imageView = view,
+		                         .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+		                         .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+		                         .storeOp = VK_ATTACHMENT_STORE_OP_STORE };
+	VkRenderingInfo ri = { .sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .layerCount = 1, .colorAttachmentCount = 1,
+		               .pColorAttachments = &ca };
+	sbt_vk_args_vkCmdBeginRendering bren = { cb, &ri };
+	sbt_vk_args_vkCmdEndRendering eren = { cb };
+	VkImageMemoryBarrier imb = { .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+		                     .srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+		                     .dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+		                                      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+		                     .oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+		                     .newLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+		                     .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		                     .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		                     .image = img,
+		                     .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, VK_REMAINING_MIP_LEVELS, 0,
+		                                           VK_REMAINING_ARRAY_LAYERS } },
+	                     fin = imb;
+	sbt_vk_args_vkCmdPipelineBarrier pb = { cb, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+		                                VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0, 0, NULL, 0, NULL, 1, &imb },
+	                                fpb = { cb, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+		                                VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL, 1, &fin };
+	VkBufferImageCopy reg = { 0 };
+	sbt_vk_args_vkCmdCopyImageToBuffer cp = { cb, img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		                                  (VkBuffer)(uintptr_t)BUF_B, 1, &reg };
+
+	vci.image = img;
+	vci.viewType = VK_IMAGE_VIEW_TYPE_2D;
+	vci.format = VK_FORMAT_R8G8B8A8_UNORM;
+	vci.subresourceRange = (VkImageSubresourceRange){ VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 };
+	fin.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+	fin.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+	if (final == FP_EXEC)
+		fpb.imageMemoryBarrierCount = 0; /* no memory barrier: execution only */
+	reg.imageSubresource = (VkImageSubresourceLayers){ VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 };
+	reg.imageExtent = (VkExtent3D){ 64, 64, 1 };
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_buffer(&g, BUF_B, 65536);
+	vkg_image(&g, 0x1a000, 64, 64, 1, 1, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+	vkg_call(&g, SBT_VK_CMD_vkCreateImageView, &cv);
+	vkg_begin(&g, CB1);
+	for (int k = 0; k < 4; k++) {
+		if (k)
+			vkg_call(&g, SBT_VK_CMD_vkCmdPipelineBarrier, &pb);
+		vkg_call(&g, SBT_VK_CMD_vkCmdBeginRendering, &bren);
+		vkg_call(&g, SBT_VK_CMD_vkCmdEndRendering, &eren);
+	}
+	if (final != FP_NONE)
+		vkg_call(&g, SBT_VK_CMD_vkCmdPipelineBarrier, &fpb);
+	vkg_call(&g, SBT_VK_CMD_vkCmdCopyImageToBuffer, &cp);
+	vkg_submit(&g, Q1, &b1, 0);
+	vkg_close(&g);
+}
+
 /* Q1 dispatches with A in a push descriptor of type t (its write's dstSet
  * names no set: it is ignored), Q2 copies A to B, unordered.  The write
  * also points pImageInfo and pTexelBufferView at null handles, and for an
@@ -1506,6 +1581,22 @@ int main(void)
 		TST_CHECK(strstr(r.report, "render_pass vkCmdBeginRenderPass (submitted at seq 10) on queue 0x9100 "
 		                           "(family 0, index 0) reads image 0x1a000") != NULL);
 	}
+
+	/* render pass instances joined by barriers on the whole image, then a
+	 * copy out (the race scan stops at the first instance everything
+	 * before is known ordered by, with the same answer as pair by pair):
+	 * made visible to the copy, no race; no barrier, or one ordering
+	 * execution only, the copy races with each of the four */
+	scen_passes(p, FP_VISIBLE);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.s.commands, 5);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	scen_passes(p, FP_NONE);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed, 4);
+	scen_passes(p, FP_EXEC);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed, 4);
 
 	/* image subresources: mip level by array layer */
 	{
