@@ -1051,7 +1051,6 @@ emu_status emu_vk_build(emu_graph *g, sbt_mem *mem, char *err, size_t errlen)
 		enum sbt_vk_cmd cmd;
 		emu_vk_handler h;
 		sbt_vk_status vs;
-		int reads_code;
 
 		if (sbt_mem_record(mem, &rec, NULL) != 0 || emu_captimes_record(g, &rec) != 0) {
 			st = EMU_ERR_NOMEM;
@@ -1065,12 +1064,11 @@ emu_status emu_vk_build(emu_graph *g, sbt_mem *mem, char *err, size_t errlen)
 			continue;
 		b.rec = &rec;
 		sbt_vk_arena_reset(b.arena);
-		/* shader code is read (emu_spirv.c): its blobs are loaded, and
-		 * where the trace lacks one the code counts as absent */
-		reads_code = cmd == SBT_VK_CMD_vkCreateShaderModule || cmd == SBT_VK_CMD_vkCreateComputePipelines ||
-		             cmd == SBT_VK_CMD_vkCreateGraphicsPipelines;
-		vs = sbt_vk_decode(cmd, rec.payload, rec.payload_len, b.arena, b.args, reads_code ? &hooks : NULL);
-		if (vs == SBT_VK_ERR_BLOB && reads_code) {
+		/* arrays the layer stored as blobs (1 KiB and more: shader code, a
+		 * template update's data, many copy regions) are loaded; where the
+		 * trace lacks one, they decode as absent */
+		vs = sbt_vk_decode(cmd, rec.payload, rec.payload_len, b.arena, b.args, &hooks);
+		if (vs == SBT_VK_ERR_BLOB) {
 			sbt_vk_arena_reset(b.arena);
 			vs = sbt_vk_decode(cmd, rec.payload, rec.payload_len, b.arena, b.args, NULL);
 		}

@@ -22,6 +22,10 @@
 #   without our layer, no look at imported memory fails, and the replay
 #   under validation matches every checkpoint (before the imports were
 #   tracked apart and the downloads' regions known, 503 of 2,385 differed).
+#   tsexport --races finds its blur's two passes unordered in each frame
+#   (the second dispatch samples what the first wrote, no barrier between;
+#   synchronization validation agrees), through template data stored as
+#   blobs.
 #   Then its submits 50-80 under tscapture: the window replays with every
 #   checkpoint matched (its snapshot wrote template updates naming image
 #   views destroyed since, and the replay stopped at one).
@@ -151,6 +155,21 @@ for k in uffd guard; do
 	replay_matched "$T/ff_$k.sbt" "$T/ff_$k.dump" "$T/ff_${k}_replay.log" "$k: ffmpeg's trace"
 	echo "ok: ffmpeg under $k, output equal, $m checkpoints matched"
 done
+# The emulator on ffmpeg's stream: each frame gblur_vulkan's two passes run
+# in one command buffer, the second pass's dispatch sampling the image the
+# first wrote as a storage image, with no barrier between (synchronization
+# validation reports the same SYNC-HAZARD-READ-AFTER-WRITE, by hand): one
+# possible race a frame.  Its sets are written through update templates
+# whose data, over 1 KiB, the layer stores as blobs; before the emulator
+# loaded those it saw no descriptor there, and no race.
+if "$BUILD/tsexport" --races "$T/ff_uffd.sbt" >"$T/ff.races" 2>&1; then
+	fail "tsexport --races finds no race in ffmpeg's stream"
+fi
+grep -q '^races: 0 confirmed, 25 possible$' "$T/ff.races" || fail "ffmpeg's races: $(tail -1 "$T/ff.races")"
+[ "$(grep -c '^  seq [0-9]* dispatch vkCmdDispatch .* reads and may write image ' "$T/ff.races")" = 25 ] &&
+	[ "$(grep -c '^  seq [0-9]* dispatch vkCmdDispatch .* reads image ' "$T/ff.races")" = 25 ] ||
+	fail "ffmpeg's races are not its blur passes': $(head -3 "$T/ff.races")"
+echo "ok: ffmpeg's stream, 25 possible races, one a frame between its blur passes"
 # its submits 50-80 (tscapture, the validation layer below ours): ffmpeg
 # updates its sets through descriptor update templates each frame and
 # destroys the image views an update named; the window's snapshot wrote

@@ -67,9 +67,11 @@
  *   hostile count) a barrier on one layer of every mip still orders them,
  *   at once
  *   a storage buffer written by a descriptor update template, into a set
- *   or pushed, raced by a copy on another queue: a possible race; none when
- *   the recorded pData stops before its descriptor; an entry of 2^32 - 1
- *   elements of stride 0 is read at once
+ *   or pushed, raced by a copy on another queue: a possible race, also
+ *   with the pData and the copy's regions stored as blobs; none when the
+ *   recorded pData stops
+ *   before its descriptor; an entry of 2^32 - 1 elements of stride 0 is
+ *   read at once
  *   storage descriptors of one buffer used by dispatches on two queues
  *   with a compute pipeline bound: a possible race when its shader writes
  *   through the binding (or through one member of two, or an old-style
@@ -128,6 +130,20 @@ static uint64_t vkg_call(vkg *g, enum sbt_vk_cmd cmd, const void *args)
 	r.payload_len = g->enc.len;
 	TST_REQUIRE(sbt_writer_append(g->w, &r) == SBT_OK);
 	return g->seq;
+}
+
+static int vkg_blob_put(void *ctx, const void *data, size_t len, uint64_t *blob_id_out)
+{
+	return sbt_writer_put_blob(ctx, 0, data, len, blob_id_out) == SBT_OK ? 0 : -1;
+}
+
+/* Byte arrays of the calls that follow go to the blob store, the payload
+ * naming them, as the layer stores those of 1 KiB and more. */
+static void vkg_blobs(vkg *g)
+{
+	g->enc.blob_threshold = 1;
+	g->enc.blob_put = vkg_blob_put;
+	g->enc.blob_ctx = g->w;
 }
 
 static void vkg_close(vkg *g)
@@ -1047,7 +1063,7 @@ static void scen_subres_mips(const char *path, uint32_t mips, VkImageSubresource
  * A to B, unordered.  pData holds B first and A at offset 40 (the entry's
  * offset), as a program lays out its own structure.  len: the template data
  * recorded (short: A's descriptor cut off). */
-static void scen_template_entry(const char *path, int push, size_t len, uint32_t count, size_t stride)
+static void scen_template_entry(const char *path, int push, size_t len, uint32_t count, size_t stride, int blob)
 {
 	vkg g;
 	VkDescriptorUpdateTemplateEntry en = { 0, 0, count, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 40, stride };
@@ -1083,6 +1099,8 @@ static void scen_template_entry(const char *path, int push, size_t len, uint32_t
 	vkg_open2(&g, path);
 	vkg_call(&g, SBT_VK_CMD_vkCreateDescriptorUpdateTemplate, &ct);
 	g.enc.template_data_len = len;
+	if (blob)
+		vkg_blobs(&g);
 	if (!push) {
 		vkg_call(&g, SBT_VK_CMD_vkAllocateDescriptorSets, &aa);
 		vkg_call(&g, SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate, &ut);
@@ -1103,7 +1121,7 @@ static void scen_subres(const char *path, VkImageSubresourceLayers in, VkImageSu
 
 static void scen_template(const char *path, int push, size_t len)
 {
-	scen_template_entry(path, push, len, 1, 24);
+	scen_template_entry(path, push, len, 1, 24, 0);
 }
 
 /* What the shader of scen_shader declares: the storage buffer at set 0,
@@ -1669,9 +1687,18 @@ int main(void)
 	run(p, &r);
 	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
 	/* 2^32 - 1 elements of stride 0 (every one A): read, at once */
-	scen_template_entry(p, 0, 64, UINT32_MAX, 0);
+	scen_template_entry(p, 0, 64, UINT32_MAX, 0, 0);
 	run(p, &r);
 	TST_CHECK_EQ_U64(r.n.possible, 1);
+	/* the data (and the copy's regions) stored as blobs, as the layer
+	 * stores arrays of 1 KiB and more (ffmpeg's and zink's template data):
+	 * read from the blobs, in a set or pushed */
+	for (int push = 0; push < 2; push++) {
+		scen_template_entry(p, push, 64, 1, 24, 1);
+		run(p, &r);
+		TST_CHECK_EQ_U64(r.n.possible, 1);
+		TST_CHECK(strstr(r.report, "reads and may write buffer 0xa000 bytes 0..4096") != NULL);
+	}
 
 	/* the bound pipeline's shader says which bindings are reached and
 	 * which written through */
