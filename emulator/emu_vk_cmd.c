@@ -1032,8 +1032,9 @@ static uint32_t emu_vk_store_mode(VkAttachmentStoreOp op)
 	return op == VK_ATTACHMENT_STORE_OP_NONE ? 0 : EMU_A_WRITE;
 }
 
-/* Whether a depth/stencil attachment in layout l may be written in its
- * depth (stencil: 0) or stencil (1) aspect by the commands that use it. */
+/* Whether a depth/stencil attachment in layout l may be written by the
+ * commands that use it: in its depth aspect (stencil 0) or its stencil
+ * aspect (stencil 1). */
 static int emu_vk_ds_writable(VkImageLayout l, int stencil)
 {
 	switch (l) {
