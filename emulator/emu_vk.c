@@ -949,7 +949,7 @@ static void emu_vk_builder_finish(emu_vk_builder *b)
 {
 	emu_vk_map *maps[] = { &b->buffers, &b->images, &b->bviews, &b->iviews, &b->sets, &b->cbs,
 		               &b->queues, &b->sems, &b->fences, &b->swapchains, &b->rpasses, &b->fbs,
-		               &b->tmpls, &b->modules, &b->pipes, &b->resvises };
+		               &b->tmpls, &b->modules, &b->pipes, &b->resvises, &b->layouts };
 
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		emu_vk_map_free(maps[i]);
@@ -966,6 +966,8 @@ static void emu_vk_builder_finish(emu_vk_builder *b)
 		free(b->cb.v[i].acc.v);
 		free(b->cb.v[i].push[0].d.v);
 		free(b->cb.v[i].push[1].d.v);
+		free(b->cb.v[i].dynoff[0].v);
+		free(b->cb.v[i].dynoff[1].v);
 	}
 	for (size_t i = 0; i < b->q.n; i++)
 		free(b->q.v[i].batch_step.v);
@@ -977,6 +979,9 @@ static void emu_vk_builder_finish(emu_vk_builder *b)
 	}
 	free(b->rpass.v);
 	free(b->resvis.v);
+	for (size_t i = 0; i < b->layout.n; i++)
+		free(b->layout.v[i].dyn.v);
+	free(b->layout.v);
 	for (size_t i = 0; i < b->fb.n; i++)
 		free(b->fb.v[i].att.v);
 	free(b->fb.v);

@@ -55,12 +55,26 @@ typedef struct emu_vk_desc {
 	uint32_t binding, elem;
 	uint32_t alloc;                 /* 0: none (a sampler, a null descriptor) */
 	uint32_t mode;
-	uint64_t lo, hi;
+	uint64_t lo, hi;                /* a dynamic buffer: before its dynamic offset,
+	                                   hi UINT64_MAX for VK_WHOLE_SIZE */
+	uint8_t dyn;                    /* a dynamic uniform or storage buffer */
 } emu_vk_desc;
 
 typedef struct emu_vk_set {
 	EMU_VEC(emu_vk_desc) d;
+	uint32_t layout;                /* index in emu_vk_builder.layout; EMU_NONE */
 } emu_vk_set;
+
+/* A descriptor set layout's dynamic buffer bindings, by binding number:
+ * the order its sets' dynamic offsets come in. */
+typedef struct emu_vk_dynb {
+	uint32_t binding, count;
+} emu_vk_dynb;
+
+typedef struct emu_vk_layout {
+	EMU_VEC(emu_vk_dynb) dyn;
+	uint32_t ndyn;                  /* dynamic descriptors in all */
+} emu_vk_layout;
 
 /* The descriptor bindings a shader module, or a pipeline's shaders, declare
  * (emu_spirv.h); known 0 when its code was not read (then every bound
@@ -88,6 +102,11 @@ typedef struct emu_vk_cb {
 	uint64_t ibuf_off;
 	uint64_t render_pass;            /* inside vkCmdBeginRenderPass*: its render pass */
 	uint32_t pipe[2];                /* 1 + the emu_vk_shader of the pipeline bound (0: none) */
+	/* the dynamic offsets of each bound set: dynoff[bp] from
+	 * dyn_first[bp][set], dyn_count[bp][set] of them (UINT32_MAX: not
+	 * known, its layout unseen) */
+	EMU_VEC(uint32_t) dynoff[2];
+	uint32_t dyn_first[2][EMU_VK_SETS], dyn_count[2][EMU_VK_SETS];
 	emu_vk_set push[2];              /* vkCmdPushDescriptorSetKHR's set, per bind point */
 	uint32_t push_at[2];             /* its set number */
 	uint8_t push_used[2];
@@ -178,7 +197,8 @@ typedef struct emu_vk_builder {
 	int16_t *cmd_of;                /* record type -> sbt_vk_cmd, -1 */
 	uint32_t ntypes;
 	emu_vk_map buffers, images, bviews, iviews, sets, cbs, queues, sems, fences, swapchains, rpasses,
-	        fbs, tmpls, modules, pipes;
+	        fbs, tmpls, modules, pipes, layouts;
+	EMU_VEC(emu_vk_layout) layout;
 	/* (stream << 32 | allocation) -> index in resvis: the writes of
 	 * class-x commands on that queue up to position vis[x][y] made
 	 * available and visible to class y by one barrier on the whole

@@ -183,6 +183,8 @@ static void emu_vk_cb_clear(emu_vk_cb *c)
 	c->pipe[0] = c->pipe[1] = 0;
 	c->push[0].d.n = c->push[1].d.n = 0;
 	c->push_used[0] = c->push_used[1] = 0;
+	c->dynoff[0].n = c->dynoff[1].n = 0;
+	memset(c->dyn_count, 0, sizeof(c->dyn_count));
 }
 
 /* ---- recording: footprints ------------------------------------------------------------ */
@@ -308,11 +310,41 @@ static int emu_vk_acc_bufimg(emu_vk_builder *b, emu_vk_cb *c, VkBuffer buf, VkIm
  * (NULL, or not known: every descriptor counts as its type says); a binding
  * they do not declare is not reached, one they do not write through is
  * read only. */
-static int emu_vk_acc_set(emu_vk_cb *c, const emu_vk_set *s, const emu_vk_shader *sh, uint32_t setno)
+/* Where descriptor d of set s, bound with the dynamic offsets dyn[0..ndyn)
+ * (ndyn UINT32_MAX: not known), lies: a dynamic buffer's range moved by
+ * its offset, whose place among the offsets is its rank among the set
+ * layout's dynamic descriptors (by binding number, then element); where
+ * that is not known, from the descriptor's offset to the buffer's end. */
+static void emu_vk_desc_range(const emu_vk_builder *b, const emu_vk_set *s, const emu_vk_desc *d,
+                              const uint32_t *dyn, uint32_t ndyn, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t size = b->g->allocs.v[d->alloc].size, rank = 0, off;
+	const emu_vk_layout *l = s->layout == EMU_NONE ? NULL : &b->layout.v[s->layout];
+	size_t i;
+
+	*lo = d->lo;
+	*hi = d->hi;
+	if (!d->dyn)
+		return;
+	for (i = 0; l && i < l->dyn.n && l->dyn.v[i].binding < d->binding; i++)
+		rank += l->dyn.v[i].count;
+	if (!l || i == l->dyn.n || l->dyn.v[i].binding != d->binding || d->elem >= l->dyn.v[i].count ||
+	    ndyn == UINT32_MAX || rank + d->elem >= ndyn) {
+		*hi = size;
+		return;
+	}
+	off = dyn[rank + d->elem];
+	*lo = d->lo + off;
+	*hi = d->hi == UINT64_MAX || d->hi + off > size ? size : d->hi + off;
+}
+
+static int emu_vk_acc_set(const emu_vk_builder *b, emu_vk_cb *c, const emu_vk_set *s, const emu_vk_shader *sh,
+                          uint32_t setno, const uint32_t *dyn, uint32_t ndyn)
 {
 	for (size_t k = 0; k < s->d.n; k++) {
 		const emu_vk_desc *d = &s->d.v[k];
 		uint32_t mode = d->mode;
+		uint64_t lo, hi;
 
 		if (sh && sh->known) {
 			size_t i;
@@ -324,7 +356,10 @@ static int emu_vk_acc_set(emu_vk_cb *c, const emu_vk_set *s, const emu_vk_shader
 			if (!sh->b.v[i].writes)
 				mode &= ~(uint32_t)EMU_A_MAYWRITE;
 		}
-		if (emu_vk_acc(c, d->alloc, d->lo, d->hi, mode) != 0)
+		if (!d->alloc)
+			continue;
+		emu_vk_desc_range(b, s, d, dyn, ndyn, &lo, &hi);
+		if (emu_vk_acc(c, d->alloc, lo, hi, mode) != 0)
 			return -1;
 	}
 	return 0;
@@ -339,11 +374,14 @@ static int emu_vk_acc_sets(emu_vk_builder *b, emu_vk_cb *c, int bp)
 
 	for (unsigned i = 0; i < EMU_VK_SETS; i++) {
 		uint32_t si = emu_vk_map_get(&b->sets, c->sets[bp][i]);
+		uint32_t n = c->dyn_count[bp][i];
 
-		if (si != EMU_NONE && emu_vk_acc_set(c, &b->set.v[si], sh, i) != 0)
+		if (si != EMU_NONE && emu_vk_acc_set(b, c, &b->set.v[si], sh, i,
+		                                     n && n != UINT32_MAX ? c->dynoff[bp].v + c->dyn_first[bp][i] : NULL,
+		                                     n) != 0)
 			return -1;
 	}
-	return c->push_used[bp] ? emu_vk_acc_set(c, &c->push[bp], sh, c->push_at[bp]) : 0;
+	return c->push_used[bp] ? emu_vk_acc_set(b, c, &c->push[bp], sh, c->push_at[bp], NULL, UINT32_MAX) : 0;
 }
 
 /* A command recorded into c; its footprint follows in c->acc. */
@@ -515,7 +553,7 @@ static int emu_vk_write_set(emu_vk_builder *b, emu_vk_set *s, const VkWriteDescr
 	uint32_t mode = emu_vk_desc_mode(w->descriptorType);
 
 	for (uint32_t k = 0; k < w->descriptorCount; k++) {
-		emu_vk_desc d = { w->dstBinding, w->dstArrayElement + k, 0, mode, 0, 0 };
+		emu_vk_desc d = { w->dstBinding, w->dstArrayElement + k, 0, mode, 0, 0, 0 };
 
 		/* only the member the descriptor type selects is meaningful */
 		if (!sbt_vk_ignored_VkWriteDescriptorSet_pBufferInfo(w) && w->pBufferInfo) {
@@ -529,9 +567,12 @@ static int emu_vk_write_set(emu_vk_builder *b, emu_vk_set *s, const VkWriteDescr
 				d.alloc = al;
 				d.lo = bi->offset;
 				d.hi = b->g->allocs.v[al].size;
-				/* a dynamic offset moves the range: to the end of the buffer */
-				if (!dyn && bi->range != VK_WHOLE_SIZE && bi->offset + bi->range < d.hi)
-					d.hi = bi->offset + bi->range;
+				d.dyn = (uint8_t)dyn;
+				if (bi->range != VK_WHOLE_SIZE && bi->offset + bi->range >= bi->offset &&
+				    (dyn || bi->offset + bi->range < d.hi))
+					d.hi = bi->offset + bi->range; /* a dynamic one: moved where bound */
+				else if (dyn)
+					d.hi = UINT64_MAX;
 			}
 		} else if (!sbt_vk_ignored_VkWriteDescriptorSet_pImageInfo(w) && w->pImageInfo) {
 			uint32_t vi = emu_vk_map_get(&b->iviews, (uint64_t)w->pImageInfo[k].imageView);
@@ -899,9 +940,26 @@ static int emu_vk_r_bind(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 		int bp = a0->pipelineBindPoint == VK_PIPELINE_BIND_POINT_COMPUTE ? 1 :
 		         a0->pipelineBindPoint == VK_PIPELINE_BIND_POINT_GRAPHICS ? 0 : -1;
 
+		uint32_t used = 0, nd = a0->pDynamicOffsets ? a0->dynamicOffsetCount : 0;
+
 		for (uint32_t i = 0; bp >= 0 && a0->pDescriptorSets && i < a0->descriptorSetCount; i++) {
-			if (a0->firstSet + i < EMU_VK_SETS)
+			uint32_t si = emu_vk_map_get(&b->sets, (uint64_t)a0->pDescriptorSets[i]);
+			uint32_t li = si == EMU_NONE ? EMU_NONE : b->set.v[si].layout;
+			/* each set takes its layout's count of the offsets, in order;
+			 * after a set whose layout is unseen the rest are not known */
+			uint32_t want = li == EMU_NONE || used == UINT32_MAX ? UINT32_MAX : b->layout.v[li].ndyn;
+
+			if (want != UINT32_MAX && (want > nd - used))
+				want = UINT32_MAX; /* fewer offsets than the layouts need: invalid */
+			if (a0->firstSet + i < EMU_VK_SETS) {
 				c->sets[bp][a0->firstSet + i] = (uint64_t)a0->pDescriptorSets[i];
+				c->dyn_count[bp][a0->firstSet + i] = want;
+				c->dyn_first[bp][a0->firstSet + i] = (uint32_t)c->dynoff[bp].n;
+			}
+			for (uint32_t k = 0; want != UINT32_MAX && k < want; k++)
+				if (EMU_PUSH(c->dynoff[bp], a0->pDynamicOffsets[used + k]) != 0)
+					return -1;
+			used = want == UINT32_MAX ? UINT32_MAX : used + want;
 			if (c->push_used[bp] && c->push_at[bp] == a0->firstSet + i)
 				c->push_used[bp] = 0;
 		}
@@ -1533,6 +1591,43 @@ nomem:
 	return 0;
 }
 
+static int emu_vk_dynb_cmp(const void *x, const void *y)
+{
+	uint32_t a = ((const emu_vk_dynb *)x)->binding, c = ((const emu_vk_dynb *)y)->binding;
+
+	return a < c ? -1 : a > c;
+}
+
+/* A descriptor set layout: its dynamic buffer bindings, in the order of
+ * their binding numbers (that of the dynamic offsets). */
+static int emu_vk_new_layout(emu_vk_builder *b)
+{
+	const sbt_vk_args_vkCreateDescriptorSetLayout *a = b->args;
+	emu_vk_layout l = { { 0 }, 0 };
+
+	if (a->ret != VK_SUCCESS || !a->pSetLayout || !a->pCreateInfo)
+		return 0;
+	for (uint32_t i = 0; a->pCreateInfo->pBindings && i < a->pCreateInfo->bindingCount; i++) {
+		const VkDescriptorSetLayoutBinding *x = &a->pCreateInfo->pBindings[i];
+		emu_vk_dynb d = { x->binding, x->descriptorCount };
+
+		if ((x->descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC ||
+		     x->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC) && x->descriptorCount) {
+			if (EMU_PUSH(l.dyn, d) != 0)
+				goto fail;
+			l.ndyn = l.ndyn + d.count < l.ndyn ? UINT32_MAX : l.ndyn + d.count;
+		}
+	}
+	if (l.dyn.n > 1)
+		qsort(l.dyn.v, l.dyn.n, sizeof(l.dyn.v[0]), emu_vk_dynb_cmp);
+	if (EMU_PUSH(b->layout, l) != 0)
+		goto fail;
+	return emu_vk_map_put(&b->layouts, (uint64_t)*a->pSetLayout, (uint32_t)b->layout.n - 1);
+fail:
+	free(l.dyn.v);
+	return -1;
+}
+
 /* A render pass: its dependencies on VK_SUBPASS_EXTERNAL, and the
  * accesses of its attachments (emu_vk_rpass). */
 static int emu_vk_new_render_pass(emu_vk_builder *b, enum sbt_vk_cmd cmd)
@@ -1676,6 +1771,8 @@ static int emu_vk_r_object(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 			return -1;
 		return emu_vk_map_put(&b->bviews, (uint64_t)*a->pView, (uint32_t)b->view.n - 1);
 	}
+	case SBT_VK_CMD_vkCreateDescriptorSetLayout:
+		return emu_vk_new_layout(b);
 	case SBT_VK_CMD_vkAllocateDescriptorSets: {
 		const sbt_vk_args_vkAllocateDescriptorSets *a = b->args;
 
@@ -1683,10 +1780,13 @@ static int emu_vk_r_object(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 			return 0;
 		for (uint32_t i = 0; i < a->pAllocateInfo->descriptorSetCount; i++) {
 			uint32_t si = emu_vk_map_get(&b->sets, (uint64_t)a->pDescriptorSets[i]);
-			emu_vk_set s = { { 0 } };
+			emu_vk_set s = { { 0 }, EMU_NONE };
 
+			if (a->pAllocateInfo->pSetLayouts)
+				s.layout = emu_vk_map_get(&b->layouts, (uint64_t)a->pAllocateInfo->pSetLayouts[i]);
 			if (si != EMU_NONE) { /* a handle used again: a fresh set */
 				b->set.v[si].d.n = 0;
+				b->set.v[si].layout = s.layout;
 				continue;
 			}
 			if (EMU_PUSH(b->set, s) != 0 ||
@@ -1927,6 +2027,7 @@ emu_vk_handler emu_vk_cmd_handler(enum sbt_vk_cmd cmd)
 	case SBT_VK_CMD_vkGetSwapchainImagesKHR:
 	case SBT_VK_CMD_vkCreateImageView:
 	case SBT_VK_CMD_vkCreateBufferView:
+	case SBT_VK_CMD_vkCreateDescriptorSetLayout:
 	case SBT_VK_CMD_vkAllocateDescriptorSets:
 	case SBT_VK_CMD_vkUpdateDescriptorSets:
 	case SBT_VK_CMD_vkCreateDescriptorUpdateTemplate:
