@@ -1052,19 +1052,6 @@ static int emu_vk_r_barrier(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 
 /* ---- render pass attachments ------------------------------------------------- */
 
-static int emu_vk_has_depth(VkFormat f)
-{
-	return f == VK_FORMAT_D16_UNORM || f == VK_FORMAT_X8_D24_UNORM_PACK32 || f == VK_FORMAT_D32_SFLOAT ||
-	       f == VK_FORMAT_D16_UNORM_S8_UINT || f == VK_FORMAT_D24_UNORM_S8_UINT ||
-	       f == VK_FORMAT_D32_SFLOAT_S8_UINT;
-}
-
-static int emu_vk_has_stencil(VkFormat f)
-{
-	return f == VK_FORMAT_S8_UINT || f == VK_FORMAT_D16_UNORM_S8_UINT || f == VK_FORMAT_D24_UNORM_S8_UINT ||
-	       f == VK_FORMAT_D32_SFLOAT_S8_UINT;
-}
-
 /* The access of a load operation: LOAD reads, CLEAR and DONT_CARE write,
  * NONE makes none (an unknown one: both). */
 static uint32_t emu_vk_load_mode(VkAttachmentLoadOp op)
@@ -1126,7 +1113,8 @@ enum { EMU_VK_USE_INPUT, EMU_VK_USE_COLOR, EMU_VK_USE_RESOLVE, EMU_VK_USE_DS };
  * operations), and a write where its final layout is not its first. */
 static uint8_t emu_vk_att_mode(const emu_vk_att *t)
 {
-	int d = emu_vk_has_depth(t->format), st = emu_vk_has_stencil(t->format);
+	VkImageAspectFlags as = sbt_vk_format_aspects(t->format);
+	int d = !!(as & VK_IMAGE_ASPECT_DEPTH_BIT), st = !!(as & VK_IMAGE_ASPECT_STENCIL_BIT);
 	uint32_t m = 0;
 
 	if (d || !st)
@@ -1146,7 +1134,8 @@ static uint8_t emu_vk_att_mode(const emu_vk_att *t)
  * write. */
 static uint8_t emu_vk_use_mode(const emu_vk_att *t, int use, VkImageLayout l, VkImageLayout sl)
 {
-	int d = emu_vk_has_depth(t->format), st = emu_vk_has_stencil(t->format);
+	VkImageAspectFlags as = sbt_vk_format_aspects(t->format);
+	int d = !!(as & VK_IMAGE_ASPECT_DEPTH_BIT), st = !!(as & VK_IMAGE_ASPECT_STENCIL_BIT);
 	uint32_t m = 0;
 
 	switch (use) {

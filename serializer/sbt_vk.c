@@ -210,6 +210,29 @@ size_t sbt_vk_arena_template_len(const sbt_vk_arena *a)
 	return a ? a->template_len : 0;
 }
 
+/* ---- formats --------------------------------------------------------------- */
+
+_Static_assert(VK_FORMAT_R4G4_UNORM_PACK8 == 1 && VK_FORMAT_E5B9G9R9_UFLOAT_PACK32 == 123 &&
+               VK_FORMAT_D16_UNORM == 124 && VK_FORMAT_D16_UNORM_S8_UINT == 128 &&
+               VK_FORMAT_D32_SFLOAT_S8_UINT == 130 && VK_FORMAT_BC1_RGB_UNORM_BLOCK == 131 &&
+               VK_FORMAT_ASTC_12x12_SRGB_BLOCK == 184,
+               "the core format numbering sbt_vk_format_aspects follows");
+
+VkImageAspectFlags sbt_vk_format_aspects(VkFormat f)
+{
+	if (f >= VK_FORMAT_R4G4_UNORM_PACK8 && f <= VK_FORMAT_E5B9G9R9_UFLOAT_PACK32)
+		return VK_IMAGE_ASPECT_COLOR_BIT;
+	if (f == VK_FORMAT_D16_UNORM || f == VK_FORMAT_X8_D24_UNORM_PACK32 || f == VK_FORMAT_D32_SFLOAT)
+		return VK_IMAGE_ASPECT_DEPTH_BIT;
+	if (f == VK_FORMAT_S8_UINT)
+		return VK_IMAGE_ASPECT_STENCIL_BIT;
+	if (f >= VK_FORMAT_D16_UNORM_S8_UINT && f <= VK_FORMAT_D32_SFLOAT_S8_UINT)
+		return VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
+	if (f >= VK_FORMAT_BC1_RGB_UNORM_BLOCK && f <= VK_FORMAT_ASTC_12x12_SRGB_BLOCK)
+		return VK_IMAGE_ASPECT_COLOR_BIT;
+	return 0;
+}
+
 /* ---- decoding primitives ------------------------------------------------- */
 
 sbt_vk_status sbt_vk_d_fail(sbt_vk_d *d, sbt_vk_status st, const char *field)

@@ -147,6 +147,9 @@ int sbt_vk_extension_carried(const char *name);
 int sbt_vk_stype_carried(VkStructureType stype);
 /* Whether vk.xml names v as a VkDynamicState (any extension, any platform). */
 int sbt_vk_known_dynamic_state(int64_t v);
+/* The aspects of a core format (color, depth, stencil); 0 for one it does
+ * not list (multi-planar and extension formats: not judged). */
+VkImageAspectFlags sbt_vk_format_aspects(VkFormat f);
 
 /* ---- encoding ---------------------------------------------------------- */
 

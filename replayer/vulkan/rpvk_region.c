@@ -50,23 +50,6 @@ _Static_assert(VK_FORMAT_R4G4_UNORM_PACK8 == 1 && VK_FORMAT_R8_UNORM == 9 &&
                VK_FORMAT_ASTC_12x12_SRGB_BLOCK == 184,
                "the core format numbering the tables below follow");
 
-/* The aspects a format has; 0 when it is not one of the core formats
- * listed here (not judged). */
-static VkImageAspectFlags rpvk_format_aspects(VkFormat f)
-{
-	if (f >= VK_FORMAT_R4G4_UNORM_PACK8 && f <= VK_FORMAT_E5B9G9R9_UFLOAT_PACK32)
-		return VK_IMAGE_ASPECT_COLOR_BIT;
-	if (f == VK_FORMAT_D16_UNORM || f == VK_FORMAT_X8_D24_UNORM_PACK32 || f == VK_FORMAT_D32_SFLOAT)
-		return VK_IMAGE_ASPECT_DEPTH_BIT;
-	if (f == VK_FORMAT_S8_UINT)
-		return VK_IMAGE_ASPECT_STENCIL_BIT;
-	if (f >= VK_FORMAT_D16_UNORM_S8_UINT && f <= VK_FORMAT_D32_SFLOAT_S8_UINT)
-		return VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
-	if (f >= VK_FORMAT_BC1_RGB_UNORM_BLOCK && f <= VK_FORMAT_ASTC_12x12_SRGB_BLOCK)
-		return VK_IMAGE_ASPECT_COLOR_BIT;
-	return 0;
-}
-
 /* The bytes of one texel block of aspect of format f in a buffer, and the
  * block's width and height in texels; 0 when not listed here. */
 static uint32_t rpvk_format_block(VkFormat f, VkImageAspectFlags aspect, uint32_t *bw, uint32_t *bh)
@@ -184,7 +167,7 @@ static VkExtent3D rpvk_mip_extent(const rpvk_img *m, uint32_t level)
 /* A subresource's levels, layers and aspects in m. */
 static int rpvk_sub_ok(const rpvk_img *m, const VkImageSubresourceLayers *s, rpvk_why *w)
 {
-	VkImageAspectFlags has = rpvk_format_aspects(m->format);
+	VkImageAspectFlags has = sbt_vk_format_aspects(m->format);
 	uint32_t count = s->layerCount == VK_REMAINING_ARRAY_LAYERS && s->baseArrayLayer < m->layers ?
 	                 m->layers - s->baseArrayLayer : s->layerCount;
 	if (s->mipLevel >= m->mips)
@@ -291,7 +274,7 @@ static int rpvk_range_ok(rpvk *r, VkImage image, const VkImageSubresourceRange *
 	VkImageAspectFlags has;
 	if (!m)
 		return 1;
-	has = rpvk_format_aspects(m->format) & allowed;
+	has = sbt_vk_format_aspects(m->format) & allowed;
 	if (!rpvk_subrange_in(m->mips, m->layers, s))
 		snprintf(w->text, sizeof(w->text), "mip levels %u+%u, layers %u+%u, and the image has %u "
 		         "levels, %u layers", s->baseMipLevel, s->levelCount, s->baseArrayLayer,
